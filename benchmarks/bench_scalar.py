@@ -1,0 +1,186 @@
+"""The scalar engine against pip's micrograd 0.1.0 and torch 0-d tensors.
+
+Run:  python benchmarks/bench_scalar.py [--quick]
+
+(a) one training step of MLP(2, [16, 16, 1]) on 100 two-moons points (forward, hinge loss,
+    backward, SGD update), micrograd2 vs micrograd built the same way — timed before torch is
+    imported (torch's objects slow every cyclic collection after);
+(b) a 10,000-op chain (mul, add, relu) forward + backward vs micrograd and torch 0-d tensors;
+(c) bytes per node of a long chain (tracemalloc).
+Same process, interleaved, medians of repeats, default garbage collector.  Prints a table of ratios.
+"""
+from __future__ import annotations
+
+import argparse
+import gc
+import math
+import random
+import statistics
+import sys
+import time
+import tracemalloc
+from typing import Any, Callable
+
+import micrograd2 as mg
+
+try:
+    import micrograd.engine
+    import micrograd.nn
+except ImportError:  # pip install micrograd==0.1.0 (the `bench` extra)
+    micrograd = None
+
+
+def two_moons(n: int, seed: int = 0) -> tuple[list[list[float]], list[float]]:
+    """n points of the two-moons data set, labels ±1 (inline: no dataset dependency)."""
+    rng = random.Random(seed)
+    xs, ys = [], []
+    for i in range(n):
+        t = math.pi * rng.random()
+        if i % 2:
+            x, y, label = math.cos(t), math.sin(t), 1.0
+        else:
+            x, y, label = 1 - math.cos(t), 0.5 - math.sin(t), -1.0
+        xs.append([x + rng.gauss(0, 0.1), y + rng.gauss(0, 0.1)])
+        ys.append(label)
+    return xs, ys
+
+
+# -- (a) a training step -------------------------------------------------------------------------
+def micrograd2_step(model: Any, xs: list[list[float]], ys: list[float], lr: float = 0.05) -> Callable[[], None]:
+    opt = mg.optim.SGD(model.parameters(), lr=lr)
+    inputs = [[mg.Value(v) for v in row] for row in xs]
+
+    def step() -> None:
+        scores = [model(x) for x in inputs]
+        loss = mg.sum((1 - y * s).relu() for s, y in zip(scores, ys)) * (1.0 / len(ys))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+    return step
+
+
+def micrograd_step(model: Any, xs: list[list[float]], ys: list[float], lr: float = 0.05) -> Callable[[], None]:
+    V = micrograd.engine.Value
+    inputs = [[V(v) for v in row] for row in xs]
+
+    def step() -> None:
+        scores = [model(x) for x in inputs]
+        loss = sum((1 + -y * s).relu() for s, y in zip(scores, ys)) * (1.0 / len(ys))
+        model.zero_grad()
+        loss.backward()
+        for p in model.parameters():
+            p.data -= lr * p.grad
+
+    return step
+
+
+def interleaved(fns: dict[str, Callable[[], Any]], repeats: int) -> dict[str, float]:
+    """Median seconds per call of each fn, calling them in turn (so load hits all alike)."""
+    times: dict[str, list[float]] = {k: [] for k in fns}
+    for fn in fns.values():
+        fn()  # warm up
+    for _ in range(repeats):
+        for name, fn in fns.items():
+            t0 = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - t0)
+    return {k: statistics.median(v) for k, v in times.items()}
+
+
+# -- (b) a chain ---------------------------------------------------------------------------------------
+def chain(make: Callable[[float], Any], relu: Callable[[Any], Any], n: int) -> tuple[Any, Any]:
+    x = make(1.0)
+    h = x
+    for i in range(n):
+        r = i % 3
+        h = h * 1.0000001 if r == 0 else h + 0.001 if r == 1 else relu(h)
+    return x, h
+
+
+def chain_runner(make: Callable[[float], Any], relu: Callable[[Any], Any], n: int) -> Callable[[], tuple[float, float]]:
+    def run() -> tuple[float, float]:
+        t0 = time.perf_counter()
+        _, h = chain(make, relu, n)
+        t1 = time.perf_counter()
+        h.backward()
+        return t1 - t0, time.perf_counter() - t1
+
+    return run
+
+
+def chain_times(runners: dict[str, Callable[[], tuple[float, float]]], repeats: int) -> dict[str, tuple[float, float]]:
+    fwd: dict[str, list[float]] = {k: [] for k in runners}
+    bwd: dict[str, list[float]] = {k: [] for k in runners}
+    for _ in range(repeats):
+        for name, run in runners.items():
+            f, b = run()
+            fwd[name].append(f)
+            bwd[name].append(b)
+    return {k: (statistics.median(fwd[k]), statistics.median(bwd[k])) for k in runners}
+
+
+# -- (c) memory ------------------------------------------------------------------------------------------
+def bytes_per_node(make: Callable[[float], Any], relu: Callable[[Any], Any], n: int) -> float:
+    gc.collect()
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    x, h = chain(make, relu, n)
+    used = tracemalloc.get_traced_memory()[0] - before
+    tracemalloc.stop()
+    del x, h
+    return used / n
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repeats and a shorter memory chain")
+    args = parser.parse_args()
+    repeats = 5 if args.quick else 15
+    sys.setrecursionlimit(100_000)  # micrograd's topological sort is recursive
+    rows: list[tuple[str, str, str]] = []
+
+    xs, ys = two_moons(100)
+    steps = {"micrograd2": micrograd2_step(mg.nn.MLP(2, [16, 16, 1], seed=1), xs, ys)}
+    if micrograd is not None:
+        random.seed(1)
+        steps["micrograd"] = micrograd_step(micrograd.nn.MLP(2, [16, 16, 1]), xs, ys)
+    t = interleaved(steps, repeats)
+    rows.append(("training step MLP(2,[16,16,1]), 100 points", f"{t['micrograd2'] * 1e3:.1f} ms",
+                 f"micrograd {t['micrograd'] / t['micrograd2']:.2f}x slower" if "micrograd" in t else "micrograd missing"))
+
+    n = 10_000
+    runners = {"micrograd2": chain_runner(lambda v: mg.Value(v, requires_grad=True), lambda h: h.relu(), n)}
+    if micrograd is not None:
+        runners["micrograd"] = chain_runner(micrograd.engine.Value, lambda h: h.relu(), n)
+    mem_n = 100_000 if args.quick else 1_000_000
+    ours_bytes = bytes_per_node(lambda v: mg.Value(v, requires_grad=True), lambda h: h.relu(), mem_n)
+    theirs_bytes = bytes_per_node(micrograd.engine.Value, lambda h: h.relu(), 100_000) if micrograd else math.nan
+    try:
+        import torch
+
+        torch.set_num_threads(1)
+        runners["torch"] = chain_runner(lambda v: torch.tensor(v, dtype=torch.float64, requires_grad=True),
+                                        torch.relu, n)
+    except ImportError:
+        pass
+    c = chain_times(runners, repeats)
+    ours = c["micrograd2"]
+    rows.append((f"chain of {n:,} ops, forward", f"{ours[0] / n * 1e6:.2f} us/op", ""))
+    rows.append((f"chain of {n:,} ops, backward", f"{ours[1] / n * 1e6:.2f} us/op", ""))
+    for other in ("micrograd", "torch"):
+        if other in c:
+            f, b = c[other]
+            rows.append((f"  vs {other} (fwd+bwd)", f"{(f + b) / n * 1e6:.2f} us/op",
+                         f"{(f + b) / sum(ours):.2f}x slower than micrograd2"))
+    rows.append((f"bytes per node, {mem_n:,}-node chain", f"{ours_bytes:.0f} B",
+                 f"micrograd {theirs_bytes:.0f} B ({theirs_bytes / ours_bytes:.1f}x)"))
+
+    width = max(len(r[0]) for r in rows)
+    print(f"{'benchmark':{width}}  {'micrograd2':>14}  comparison")
+    for name, value, comparison in rows:
+        print(f"{name:{width}}  {value:>14}  {comparison}")
+
+
+if __name__ == "__main__":
+    main()

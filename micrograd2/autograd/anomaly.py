@@ -1,0 +1,76 @@
+"""Anomaly detection: find the op whose backward produced NaN, and where it was created.
+
+``detect_anomaly()`` (a context manager) and ``set_detect_anomaly(flag)`` as in
+PyTorch.  While on, each recorded op remembers the stack of its forward call, and
+each backward result is checked for NaN (not for inf: PyTorch doesn't flag inf).
+While off, the engine pays one global read per op.
+"""
+from __future__ import annotations
+
+import traceback
+import warnings
+import weakref
+from typing import Any
+
+enabled = False
+_forward_stacks: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
+
+
+def set_detect_anomaly(mode: bool) -> None:
+    """Switch anomaly detection on or off."""
+    global enabled
+    if mode and not enabled:
+        warnings.warn(
+            "Anomaly Detection has been enabled. This mode will increase the runtime and should only be "
+            "enabled for debugging.",
+            stacklevel=2,
+        )
+    enabled = bool(mode)
+
+
+def is_anomaly_enabled() -> bool:
+    return enabled
+
+
+class detect_anomaly:
+    """``with detect_anomaly():`` turns anomaly detection on for the block."""
+
+    def __enter__(self) -> None:
+        self._prev = enabled
+        set_detect_anomaly(True)
+
+    def __exit__(self, *exc: object) -> None:
+        set_detect_anomaly(self._prev)
+
+
+def remember_forward(node: Any) -> None:
+    """Keep the stack of the forward call that created ``node``."""
+    _forward_stacks[node] = "".join(traceback.format_stack()[:-3])
+
+
+def check_gradients(node: Any, grads: tuple[Any, ...]) -> None:
+    """Raise if ``node``'s backward returned NaN in any output."""
+    for i, g in enumerate(grads):
+        if g is not None and _has_nan(g):
+            stack = _forward_stacks.get(node, "(not recorded: the op ran before anomaly mode was on)\n")
+            warnings.warn(
+                f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n{stack}",
+                stacklevel=2,
+            )
+            raise RuntimeError(
+                f"Function '{node.name()}' returned nan values in its {i}th output.\n"
+                f"What to do: look at the forward call of {node.name()} in the warning above "
+                "(e.g. sqrt or log at 0, 0 * inf)."
+            )
+
+
+def _has_nan(g: Any) -> bool:
+    data = getattr(g, "data", g)
+    if isinstance(data, float):
+        return data != data
+    try:
+        import numpy
+
+        return bool(numpy.isnan(numpy.asarray(data, dtype=float)).any())
+    except (ImportError, TypeError, ValueError):
+        return False

@@ -1,0 +1,233 @@
+"""The backward walk: one pass over the graph, in reverse topological order, without recursion.
+
+1. Count, for every node reachable from the roots, how many edges bring it a
+   gradient (an explicit stack, never recursion: 10^6-node graphs work).
+2. Keep the gradients of non-leaves in a buffer local to this call; a node is
+   *ready* once every edge into it has delivered.
+3. Among ready nodes, visit the one created last first (a priority on creation
+   order, as PyTorch's CPU engine); a leaf's ``AccumulateGrad`` runs as soon as
+   its gradient is complete.
+4. Visiting a node runs its hooks, then its Function's ``backward``, sends each
+   input its gradient, and (without ``retain_graph``) frees what it saved.
+
+Only leaves that require grad (and ``retain_grad()`` Values) get ``.grad``.
+"""
+from __future__ import annotations
+
+import heapq
+from typing import Any, Iterable
+
+from . import anomaly, events, grad_mode
+from .node import AccumulateGrad, Node
+
+NO_GRAD_FN = (
+    "element 0 of tensors does not require grad and does not have a grad_fn\n"
+    "What to do: make sure a leaf it was computed from has requires_grad=True and that it was not "
+    "computed under no_grad() or from a detach()ed value."
+)
+
+# Rounding a gradient to its Value's dtype: functions by gradient type, registered by the engines
+# (float -> micrograd2.dtypes.round_to).  float64 gradients never reach them.
+gradient_rounders: dict[type, Any] = {}
+
+
+def run_backward(roots: Iterable[Any], grads: Iterable[Any], retain_graph: bool | None = None,
+                 create_graph: bool = False, inputs: tuple[Any, ...] | None = None,
+                 allow_unused: bool = False) -> tuple[Any, ...] | None:
+    """Backpropagate ``grads`` from ``roots``.
+
+    With ``inputs`` (``autograd.grad``), return the gradient of each input instead of
+    accumulating into ``.grad``.
+    """
+    if retain_graph is None:
+        retain_graph = create_graph
+    starts = [(_start_node(root), g) for root, g in zip(roots, grads)]
+    captures = _capture_points(inputs) if inputs is not None else None
+    pass_no = events.next_pass_number()
+    if events.listening:
+        events.emit("backward_start", roots=tuple(roots), grads=tuple(g for _, g in starts), pass_no=pass_no)
+    with grad_mode.set_grad_enabled(create_graph):
+        captured = _walk(starts, retain_graph, captures, pass_no)
+    if events.listening:
+        events.emit("backward_end", pass_no=pass_no)
+    if inputs is None:
+        return None
+    return _collect(inputs, captures, captured, allow_unused)
+
+
+def _start_node(root: Any) -> Node:
+    node = root.grad_fn
+    if node is None:
+        if not root.requires_grad:
+            raise RuntimeError(NO_GRAD_FN)
+        node = root._accumulator or root._make_accumulator()
+    return node
+
+
+def count_dependencies(starts: Iterable[Node]) -> dict[Node, int]:
+    """For each node reachable from ``starts``: how many edges lead into it."""
+    deps: dict[Node, int] = {}
+    stack = list(starts)
+    for node in stack:
+        deps.setdefault(node, 0)
+    while stack:
+        node = stack.pop()
+        for nxt in node._next:
+            if nxt is None:
+                continue
+            seen = deps.get(nxt)
+            if seen is None:
+                deps[nxt] = 1
+                stack.append(nxt)
+            else:
+                deps[nxt] = seen + 1
+    return deps
+
+
+def _walk(starts: list[tuple[Node, Any]], retain_graph: bool, captures: dict[Node, Any] | None,
+          pass_no: int) -> dict[Node, Any]:
+    deps = count_dependencies(node for node, _ in starts)
+    buffer: dict[Node, Any] = {}
+    for node, g in starts:
+        buffer[node] = buffer[node] + g if node in buffer else g
+    ready: list[tuple[int, Any]] = [(-node._seq, node) for node in buffer if deps[node] == 0]
+    heapq.heapify(ready)
+    captured: dict[Node, Any] = {}
+    listening = events.listening
+    while ready:
+        node = heapq.heappop(ready)[1]
+        grad = buffer.pop(node, None)
+        if type(node) is AccumulateGrad:
+            if grad is not None:
+                _accumulate(node, grad, captures, captured)
+            continue
+        if grad is None:  # no gradient reached this node: its inputs get none either
+            grads: tuple[Any, ...] = (None,) * len(node._next)
+        else:
+            if node._hooks:
+                grad = _run_hooks(node, grad, None)
+            if captures is not None and node in captures:
+                captured[node] = grad
+            grads = _call_backward(node, grad)
+            if listening:
+                events.emit("visit", node=node, grad_output=grad, grad_inputs=grads, pass_no=pass_no)
+        if not retain_graph and node._saved:
+            if listening:
+                events.emit("free", node=node, saved=node.saved)
+            node._release()
+        for nxt, g in zip(node._next, grads):
+            if nxt is None:
+                continue
+            if g is not None:
+                if nxt._dtype != "float64":
+                    g = _round(g, nxt._dtype)
+                if nxt in buffer:
+                    g = buffer[nxt] + g
+                    if nxt._dtype != "float64":
+                        g = _round(g, nxt._dtype)
+                buffer[nxt] = g
+            left = deps[nxt] - 1
+            deps[nxt] = left
+            if left == 0:
+                if type(nxt) is AccumulateGrad:
+                    acc_grad = buffer.pop(nxt, None)
+                    if acc_grad is not None:
+                        _accumulate(nxt, acc_grad, captures, captured)
+                else:
+                    heapq.heappush(ready, (-nxt._seq, nxt))
+    return captured
+
+
+def _call_backward(node: Any, grad: Any) -> tuple[Any, ...]:
+    """Run ``node``'s Function.backward and check what it returned."""
+    grads = node._fn.backward(node, grad)
+    if type(grads) is not tuple:
+        grads = (grads,)
+    if len(grads) != len(node._next):
+        raise RuntimeError(
+            f"function {node.name()} returned an incorrect number of gradients "
+            f"(expected {len(node._next)}, got {len(grads)})\n"
+            "What to do: return one gradient (or None) per input of forward, in the same order."
+        )
+    if anomaly.enabled:
+        anomaly.check_gradients(node, grads)
+    return grads
+
+
+def _run_hooks(node: Node, grad: Any, variable: Any) -> Any:
+    for hook in tuple(node._hooks or ()):
+        result = hook(grad)
+        if events.listening and not _is_retain(hook):
+            events.emit("hook", node=node, variable=variable, hook=hook, before=grad,
+                        after=grad if result is None else result)
+        if result is not None:
+            grad = result
+    return grad
+
+
+def _is_retain(hook: Any) -> bool:
+    return type(hook).__name__ == "_RetainGrad"
+
+
+def _accumulate(node: AccumulateGrad, grad: Any, captures: dict[Node, Any] | None,
+                captured: dict[Node, Any]) -> None:
+    leaf = node.variable
+    if node._hooks:
+        grad = _run_hooks(node, grad, leaf)
+    if captures is not None:  # autograd.grad: report, don't touch .grad
+        if node in captures:
+            captured[node] = grad
+        return
+    if leaf is not None:
+        accumulate_into(leaf, grad, node)
+
+
+def accumulate_into(variable: Any, grad: Any, node: Any) -> None:
+    """``variable.grad += grad`` (``.grad`` is set to a fresh copy the first time)."""
+    old = variable._grad
+    if old is None:
+        new = variable._as_grad(grad)
+    else:
+        new = old + grad
+        if variable.dtype != "float64":
+            new = _round(new, variable.dtype)
+    variable._grad = new
+    if events.listening:
+        events.emit("accumulate", node=node, variable=variable, old=old, new=new)
+
+
+def _round(g: Any, dtype: str) -> Any:
+    rounder = gradient_rounders.get(type(g))
+    return rounder(g, dtype) if rounder is not None else g
+
+
+def _capture_points(inputs: tuple[Any, ...]) -> dict[Node, Any]:
+    points: dict[Node, Any] = {}
+    for i, x in enumerate(inputs):
+        if not x.requires_grad:
+            raise RuntimeError(
+                "One of the differentiated Tensors does not require grad\n"
+                f"What to do: input {i} has requires_grad=False; differentiate with respect to a Value that "
+                "requires grad."
+            )
+        node = x.grad_fn or x._accumulator or x._make_accumulator()
+        points[node] = i
+    return points
+
+
+def _collect(inputs: tuple[Any, ...], captures: dict[Node, Any] | None, captured: dict[Node, Any],
+             allow_unused: bool) -> tuple[Any, ...]:
+    result: list[Any] = []
+    for i, x in enumerate(inputs):
+        node = x.grad_fn or x._accumulator
+        if node not in captured:
+            if not allow_unused:
+                raise RuntimeError(
+                    "One of the differentiated Tensors appears to not have been used in the graph. "
+                    "Set allow_unused=True if this is the desired behavior.\n"
+                    f"What to do: input {i} does not influence the output; drop it or pass allow_unused=True."
+                )
+            result.append(None)
+        else:
+            result.append(captured[node])
+    return tuple(result)

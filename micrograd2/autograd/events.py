@@ -1,0 +1,52 @@
+"""The hook point where the core announces what it does, for whoever listens.
+
+The core calls ``events.emit(kind, **fields)`` only after checking the module
+attribute ``events.listening`` (one global read: no cost when nobody listens).
+The tracer (``micrograd2/tracing``) subscribes; nothing else does by default.
+
+Kinds and their fields:
+
+* ``"forward"``: ``node`` (the new grad_fn, or ``None``), ``fn`` (the Function class),
+  ``inputs`` (the input objects), ``output`` (the result object)
+* ``"visit"``: ``node``, ``grad_output``, ``grad_inputs`` (tuple, one per input), ``pass_no``
+* ``"accumulate"``: ``node``, ``variable`` (the leaf or retain_grad Value), ``old``, ``new``
+* ``"hook"``: ``node``, ``variable`` (or ``None``), ``hook``, ``before``, ``after``
+* ``"free"``: ``node``, ``saved`` (what was freed)
+* ``"backward_start"``: ``roots``, ``grads``, ``pass_no``;  ``"backward_end"``: ``pass_no``
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+Listener = Callable[[str, dict[str, Any]], None]
+
+listening = False
+_listeners: list[Listener] = []
+_passes = 0
+
+
+def subscribe(listener: Listener) -> None:
+    """Start sending every event to ``listener(kind, fields)``."""
+    global listening
+    _listeners.append(listener)
+    listening = True
+
+
+def unsubscribe(listener: Listener) -> None:
+    """Stop sending events to ``listener``."""
+    global listening
+    _listeners.remove(listener)
+    listening = bool(_listeners)
+
+
+def emit(kind: str, **fields: Any) -> None:
+    """Send one event to every listener (call only when ``listening`` is true)."""
+    for listener in tuple(_listeners):
+        listener(kind, fields)
+
+
+def next_pass_number() -> int:
+    """A number for a new backward pass, increasing over the process."""
+    global _passes
+    _passes += 1
+    return _passes

@@ -1,0 +1,118 @@
+"""``Function``: an op with a ``forward`` and a ``backward``, and the one way ops are recorded.
+
+Every op of micrograd2, built-in or yours, is a ``Function`` subclass::
+
+    class Mul(Function):
+        @staticmethod
+        def forward(ctx, a, b):           # plain numbers (arrays for Tensors)
+            ctx.save_for_backward(a, b)
+            return a * b
+
+        @staticmethod
+        def backward(ctx, grad):          # one gradient per forward input
+            a, b = ctx.saved_tensors
+            return grad * b, grad * a
+
+``Mul.apply(x, y)`` unwraps the inputs, runs ``forward``, wraps the result in
+the inputs' kind (``Value`` or ``Tensor``) and, when grad mode is on and an input
+requires grad, gives it a ``grad_fn``: a node of class ``MulBackward…``, which is
+the very ``ctx`` that ``forward`` filled in.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from . import anomaly, events, grad_mode
+from .node import BackwardNode, _creation_order, resolve_saved
+from .variable import Variable
+
+# Set by ``micrograd2.amp`` while an ``autocast`` block is active: a function
+# ``policy(fn, inputs) -> inputs`` that inserts the casts autocast wants.
+autocast_policy: Any = None
+
+
+class Function:
+    """Base class of every op.  Subclasses define ``forward(ctx, *args)`` and ``backward(ctx, *grads)``.
+
+    ``node_name`` sets the node's name (built-ins use PyTorch's, like ``"MulBackward0"``);
+    a custom Function's node is named ``<ClassName>Backward``, as in PyTorch.
+    ``autocast`` names the op's autocast list: ``"lowp"``, ``"fp32"`` or ``None`` (promotion).
+    """
+
+    node_name: str | None = None
+    autocast: str | None = None
+    _node_class: type[BackwardNode]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        builtin = "node_name" in cls.__dict__
+        name = cls.node_name if builtin and cls.node_name else f"{cls.__name__}Backward"
+        body: dict[str, Any] = {"_fn": cls, "__module__": cls.__module__}
+        if builtin:
+            body["__slots__"] = ()  # built-in nodes stay small; a custom ctx may carry attributes
+        cls._node_class = type(name, (BackwardNode,), body)
+
+    @staticmethod
+    def forward(ctx: Any, *args: Any) -> Any:
+        raise NotImplementedError("a Function must define forward(ctx, *inputs)")
+
+    @staticmethod
+    def backward(ctx: Any, *grad_outputs: Any) -> Any:
+        raise NotImplementedError("a Function must define backward(ctx, grad_output)")
+
+    @classmethod
+    def apply(cls, *inputs: Any, **attributes: Any) -> Any:
+        """Run the op on ``inputs`` (Values, Tensors or numbers) and record it if needed.
+
+        Keyword ``attributes`` (an exponent, a ``dim``…) go to ``forward`` but are not
+        inputs: they get no edge and no gradient.  ``dtype=`` sets the result's dtype.
+        """
+        if autocast_policy is not None:
+            inputs = autocast_policy(cls, inputs)
+        variables = [x for x in inputs if isinstance(x, Variable)]
+        if not variables:
+            raise TypeError(f"{cls.__name__}.apply() needs at least one Value or Tensor input")
+        template = variables[0]
+        dtype = template.dtype
+        if len(variables) > 1 and any(v.dtype is not dtype for v in variables):
+            dtype = template._promote_all(v.dtype for v in variables)
+        args = [x.data if isinstance(x, Variable) else x for x in inputs]
+        if grad_mode.state.enabled and any(v._requires_grad for v in variables):
+            needs_grad = True
+            edges = tuple([_edge(x) if isinstance(x, Variable) and x._requires_grad else None for x in inputs])
+        else:
+            needs_grad = False
+            edges = (None,) * len(inputs)
+
+        if attributes and "dtype" in attributes:
+            dtype = attributes["dtype"]
+        ctx = cls._node_class.__new__(cls._node_class)
+        ctx._next = edges
+        ctx._saved = ()
+        ctx._hooks = None
+        raw = cls.forward(ctx, *args, **attributes)
+        if type(raw) is tuple:  # extra outputs (e.g. max's indices) are never differentiable
+            raw, extras = raw[0], raw[1:]
+        else:
+            extras = None
+        if not needs_grad:
+            out = template._wrap(raw, dtype, None)
+        else:
+            ctx._seq = next(_creation_order)
+            ctx._dtype = dtype
+            out = template._wrap(raw, dtype, ctx)
+            if ctx._saved:
+                ctx._saved = resolve_saved(ctx._saved, inputs, args, raw, out)
+            if anomaly.enabled:
+                anomaly.remember_forward(ctx)
+        if events.listening:
+            events.emit("forward", node=out.grad_fn, fn=cls, inputs=inputs, output=out)
+        if extras is not None:
+            return (out, *(template._wrap(e, None, None) for e in extras))
+        return out
+
+
+
+def _edge(x: Variable) -> Any:
+    """Where the gradient for input ``x`` goes: its grad_fn, or its leaf's AccumulateGrad."""
+    return x.grad_fn or x._accumulator or x._make_accumulator()

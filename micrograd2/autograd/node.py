@@ -1,0 +1,249 @@
+"""The graph's nodes: ``grad_fn`` objects, ``AccumulateGrad`` and saved values.
+
+A node is created by each recorded op and is also the ``ctx`` its Function's
+``forward`` and ``backward`` receive.  It holds, with no reference back to the
+op's output (so no reference cycle, and reference counting frees a graph at
+once):
+
+* ``_next``: one entry per forward input: the input's node (its ``grad_fn``, or
+  the ``AccumulateGrad`` of a leaf that requires grad) or ``None``;
+* ``_seq``: a creation number (the backward walk's priority);
+* ``_saved``: what ``save_for_backward`` kept, until backward frees it;
+* ``_dtype``: the dtype of the op's output (its gradient is rounded to it);
+* ``_hooks``: functions run on the incoming gradient (``register_hook``, ``retain_grad``).
+"""
+from __future__ import annotations
+
+import itertools
+import operator
+import weakref
+from typing import Any, Callable
+
+from . import grad_mode
+
+_creation_order = itertools.count()
+_NONES = itertools.repeat(None)
+
+FREED = "<freed>"  # what ``_saved`` becomes after a backward without retain_graph
+
+SECOND_BACKWARD = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after they "
+    "have already been freed). Saved intermediate values of the graph are freed when you call .backward() "
+    "or autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time "
+    "or if you need to access saved tensors after calling backward.\n"
+    "What to do: call the first backward with retain_graph=True, or run the forward pass again."
+)
+
+
+class VersionCounter:
+    """How many in-place ops have changed a Value's data (shared with its ``detach()``es)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self) -> None:
+        self.value = 0
+
+
+class SavedVariable:
+    """One input saved for backward: the Value itself and its version when saved."""
+
+    __slots__ = ("variable", "version")
+
+    def __init__(self, variable: Any) -> None:
+        self.variable = variable
+        self.version = variable._version
+
+    def unpack(self, node: Node, recording: bool) -> Any:
+        var = self.variable
+        if var._version != self.version:
+            _raise_modified(var, self.version, node, None)
+        return var if recording else var.data
+
+
+class SavedOutput:
+    """The op's own output, saved for backward (``exp``, ``tanh``…).
+
+    Holds the output's data and version counter, not the output itself: the
+    output holds the node, so holding the output here would be a cycle.
+    """
+
+    __slots__ = ("data", "counter", "kind")
+
+    def __init__(self, output: Any) -> None:
+        self.data = output.data
+        self.counter = output._version_counter = output._version_counter or VersionCounter()
+        self.kind = type(output)
+
+    def unpack(self, node: Node, recording: bool) -> Any:
+        if self.counter.value != 0:
+            _raise_modified(None, 0, node, self.counter.value)
+        if recording:  # rebuild the output, graph and all, for a differentiable backward
+            return self.kind._wrap(self.data, node._dtype, node)
+        return self.data
+
+
+def _raise_modified(var: Any, expected: int, node: Node, out_version: int | None) -> None:
+    if out_version is None:
+        what, now = f"[{type(var).__name__}]", var._version
+    else:
+        what, now = f"[output], which is output 0 of {node.name()}", out_version
+    raise RuntimeError(
+        "one of the variables needed for gradient computation has been modified by an inplace "
+        f"operation: {what} is at version {now}; expected version {expected} instead.\n"
+        "What to do: don't change a value in place between the forward pass and backward; "
+        "use an out-of-place op (y = x + 1 instead of x.add_(1)) or enable detect_anomaly to find it."
+    )
+
+
+class Node:
+    """A ``grad_fn``: one recorded op, waiting to turn its output's gradient into its inputs' gradients."""
+
+    __slots__ = ("_next", "_seq", "_saved", "_dtype", "_hooks", "__weakref__")
+
+    _next: tuple[Node | None, ...]
+    _seq: int
+    _saved: Any
+    _dtype: str
+    _hooks: list[Callable[[Any], Any]] | None
+
+    def name(self) -> str:
+        """PyTorch's name for this node, e.g. ``MulBackward0``."""
+        return type(self).__name__
+
+    @property
+    def next_functions(self) -> tuple[tuple[Node | None, int], ...]:
+        """One ``(node, 0)`` pair per input: where this node sends each gradient."""
+        return tuple((n, 0) for n in self._next)
+
+    def register_hook(self, hook: Callable[[Any], Any]) -> _HookHandle:
+        """Run ``hook(grad)`` on the gradient arriving at this node; it may return a replacement."""
+        if self._hooks is None:
+            self._hooks = []
+        self._hooks.append(hook)
+        return _HookHandle(self._hooks, hook)
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object at {id(self):#x}>"
+
+
+class BackwardNode(Node):
+    """The node of a ``Function``: it is the ``ctx`` of that Function's ``forward`` and ``backward``."""
+
+    __slots__ = ()
+    _fn: Any = None  # the Function class this node runs
+    _saves_output = False
+
+    # -- the ctx interface ------------------------------------------------------
+    def save_for_backward(self, *items: Any) -> None:
+        """Keep ``items`` (inputs, the output, or any other object) for backward.
+
+        ``Function.apply`` then finds which Value each item is (see ``resolve_saved``).
+        """
+        self._saved = items
+
+    @property
+    def saved_tensors(self) -> tuple[Any, ...]:
+        """What ``save_for_backward`` kept: data normally, Values while recording (``create_graph``).
+
+        Raises ``RuntimeError`` if backward already freed them, or if a saved Value
+        was changed in place since.
+        """
+        saved = self._saved
+        if saved is FREED:
+            raise RuntimeError(SECOND_BACKWARD)
+        recording = grad_mode.state.enabled
+        return tuple(
+            s.unpack(self, recording) if type(s) in _SAVED_TYPES else s for s in (saved or ())
+        )
+
+    saved_values = saved_tensors
+
+    @property
+    def needs_input_grad(self) -> tuple[bool, ...]:
+        """For each forward input: does it need a gradient?"""
+        return tuple(map(operator.is_not, self._next, _NONES))
+
+    def mark_non_differentiable(self, *outputs: Any) -> None:
+        """Accepted for PyTorch compatibility: extra outputs are never differentiable here."""
+
+    # -- inspection ---------------------------------------------------------------
+    @property
+    def saved(self) -> tuple[Any, ...] | str:
+        """What this node keeps for backward, for display (``FREED`` after backward)."""
+        if self._saved is FREED:
+            return FREED
+        return tuple(
+            s.variable if type(s) is SavedVariable else s.data if type(s) is SavedOutput else s
+            for s in (self._saved or ())
+        )
+
+    def _release(self) -> None:
+        """Free the saved values (after a backward without retain_graph); the node stays."""
+        self._saved = FREED
+
+
+_SAVED_TYPES = (SavedVariable, SavedOutput)
+
+
+def resolve_saved(items: tuple[Any, ...], inputs: tuple[Any, ...], args: list[Any], result: Any,
+                  output: Any) -> tuple[Any, ...]:
+    """Turn what forward saved into saved-value records, once forward has returned.
+
+    ``args[k]`` is what forward received for ``inputs[k]``: an item that *is* the
+    data of an input Value is saved as that Value (``SavedVariable``), the returned
+    ``result`` as the output (``SavedOutput``); numbers and derived values as they are.
+    """
+    saved: list[Any] = []
+    n = len(args)
+    for j, item in enumerate(items):
+        if item is None:
+            saved.append(None)
+        elif j < n and args[j] is item and inputs[j] is not item:
+            saved.append(SavedVariable(inputs[j]))  # the usual case: save_for_backward(a, b)
+        elif item is result:
+            saved.append(SavedOutput(output))
+        else:
+            saved.append(_find_input(item, inputs, args))
+    return tuple(saved)
+
+
+def _find_input(item: Any, inputs: tuple[Any, ...], args: list[Any]) -> Any:
+    for x, arg in zip(inputs, args):
+        if arg is item and x is not item:
+            return SavedVariable(x)
+    return item
+
+
+class AccumulateGrad(Node):
+    """The node of a leaf that requires grad: adds the incoming gradient into the leaf's ``.grad``."""
+
+    __slots__ = ("_variable",)
+
+    def __init__(self, variable: Any) -> None:
+        self._next = ()
+        self._seq = next(_creation_order)
+        self._saved = None
+        self._dtype = variable.dtype
+        self._hooks = None
+        self._variable = weakref.ref(variable)
+
+    def name(self) -> str:
+        return "AccumulateGrad"
+
+    @property
+    def variable(self) -> Any:
+        """The leaf this node accumulates into."""
+        return self._variable()
+
+
+class _HookHandle:
+    """Returned by ``register_hook``: ``.remove()`` takes the hook off again."""
+
+    __slots__ = ("_hooks", "_hook")
+
+    def __init__(self, hooks: list[Any], hook: Callable[[Any], Any]) -> None:
+        self._hooks, self._hook = hooks, hook
+
+    def remove(self) -> None:
+        if self._hook in self._hooks:
+            self._hooks.remove(self._hook)

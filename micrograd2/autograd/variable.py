@@ -1,0 +1,218 @@
+"""``Variable``: what a ``Value`` and a ``Tensor`` share — their autograd state and methods.
+
+The two engines differ only in what ``data`` holds (a float, or an array) and
+how results are wrapped and rounded; everything autograd does with them lives
+here: ``requires_grad``, ``is_leaf``, ``grad_fn``, ``grad``, ``backward``,
+``retain_grad``, ``register_hook``, version counters and in-place ops.
+"""
+from __future__ import annotations
+
+import warnings
+import weakref
+from typing import Any, Callable
+
+from . import grad_mode
+from .node import AccumulateGrad, VersionCounter, _HookHandle
+
+LEAF_IN_PLACE = (
+    "a leaf Variable that requires grad is being used in an in-place operation.\n"
+    "What to do: wrap the update in `with mg.no_grad():` (as optimizers do), or use an out-of-place op."
+)
+
+
+class Variable:
+    """Base class of ``Value`` and ``Tensor``.  Subclasses provide ``_wrap``, ``_promote``,
+    ``_seed`` and the data-level in-place update ``_assign``."""
+
+    __slots__ = (
+        "data", "_grad", "grad_fn", "_requires_grad", "label", "dtype",
+        "_accumulator", "_version_counter", "__weakref__",
+    )
+
+    data: Any
+    grad_fn: Any
+    dtype: str
+    label: str | None
+    _grad: Any
+    _requires_grad: bool
+    _accumulator: AccumulateGrad | None
+    _version_counter: VersionCounter | None
+
+    # -- engine-specific hooks (overridden by Value and Tensor) ------------------------------
+    @classmethod
+    def _wrap(cls, data: Any, dtype: Any, grad_fn: Any) -> Variable:
+        """A new result holding ``data`` rounded to ``dtype``, made by ``grad_fn`` (or a leaf)."""
+        raise NotImplementedError
+
+    @staticmethod
+    def _promote(a: str, b: str) -> str:
+        raise NotImplementedError
+
+    @classmethod
+    def _promote_all(cls, dtypes: Any) -> str:
+        """The dtype of a result whose inputs have ``dtypes`` (PyTorch's promotion)."""
+        it = iter(dtypes)
+        result = next(it)
+        for d in it:
+            result = cls._promote(result, d)
+        return result
+
+    def _seed(self, gradient: Any) -> Any:
+        """The gradient a backward from this Variable starts with."""
+        raise NotImplementedError
+
+    # -- flags ------------------------------------------------------------------------------------
+    @property
+    def requires_grad(self) -> bool:
+        """Does this Variable take part in gradient computation?"""
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, flag: bool) -> None:
+        if self.grad_fn is not None:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables.\n"
+                "What to do: use y = x.detach() to get a leaf, then set y.requires_grad = True."
+            )
+        self._requires_grad = bool(flag)
+
+    def requires_grad_(self, flag: bool = True) -> Variable:
+        """Set ``requires_grad`` in place and return self."""
+        self.requires_grad = flag
+        return self
+
+    @property
+    def is_leaf(self) -> bool:
+        """True unless this Variable was made by a recorded op (then it has a ``grad_fn``)."""
+        return self.grad_fn is None
+
+    @property
+    def retains_grad(self) -> bool:
+        """True after ``retain_grad()`` on a non-leaf."""
+        node = self.grad_fn
+        return node is not None and any(isinstance(h, _RetainGrad) for h in node._hooks or ())
+
+    @property
+    def grad(self) -> Any:
+        """The accumulated gradient, or ``None``.  Filled only on leaves that require grad
+        (and on non-leaves after ``retain_grad()``)."""
+        if self.grad_fn is not None and self._grad is None and not self.retains_grad:
+            warnings.warn(
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+                "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+                "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor.",
+                UserWarning,
+                stacklevel=2,
+            )
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Any) -> None:
+        self._grad = value
+
+    @property
+    def _version(self) -> int:
+        """How many in-place ops have changed this data (PyTorch's ``_version``)."""
+        counter = self._version_counter
+        return counter.value if counter is not None else 0
+
+    def _make_accumulator(self) -> AccumulateGrad:
+        acc = self._accumulator = AccumulateGrad(self)
+        return acc
+
+    # -- autograd ---------------------------------------------------------------------------------
+    def backward(self, gradient: Any = None, retain_graph: bool | None = None,
+                 create_graph: bool = False) -> None:
+        """Compute the gradient of this Variable with respect to the graph's leaves.
+
+        Seeds ``gradient`` (1.0 by default), walks the graph once in reverse
+        topological order, and accumulates into ``.grad`` of every leaf that
+        requires grad.  Saved values are freed afterwards unless ``retain_graph``.
+        """
+        from .engine import run_backward
+
+        run_backward((self,), (self._seed(gradient),), retain_graph, create_graph)
+
+    def retain_grad(self) -> None:
+        """Keep ``.grad`` on this non-leaf after backward (a no-op on leaves)."""
+        if self.grad_fn is None:
+            if not self._requires_grad:
+                raise RuntimeError(
+                    "can't retain_grad on Tensor that has requires_grad=False\n"
+                    "What to do: only Values in the graph have gradients; set requires_grad=True on a leaf."
+                )
+            return
+        if not self.retains_grad:
+            self.grad_fn.register_hook(_RetainGrad(self))
+
+    def register_hook(self, hook: Callable[[Any], Any]) -> _HookHandle:
+        """Run ``hook(grad)`` when this Variable's gradient is computed; a non-None result replaces it."""
+        if not self._requires_grad:
+            raise RuntimeError(
+                "cannot register a hook on a tensor that doesn't require gradient\n"
+                "What to do: set requires_grad=True on the leaf first."
+            )
+        node = self.grad_fn or self._accumulator or self._make_accumulator()
+        if self.grad_fn is not None and node._hooks:  # keep retain_grad last, as PyTorch does
+            retain = [h for h in node._hooks if isinstance(h, _RetainGrad)]
+            handle = node.register_hook(hook)
+            for h in retain:
+                node._hooks.remove(h)
+                node._hooks.append(h)
+            return handle
+        return node.register_hook(hook)
+
+    # -- in place ---------------------------------------------------------------------------------
+    def _bump_version(self) -> None:
+        counter = self._version_counter
+        if counter is None:
+            counter = self._version_counter = VersionCounter()
+        counter.value += 1
+
+    def _in_place(self, fn: Any, *others: Any) -> Variable:
+        """Apply the Function ``fn`` to ``(self, *others)`` and make self hold the result.
+
+        In grad mode the result's history becomes self's (``x.add_(y)`` gets an
+        ``AddBackward0``), which is refused on a leaf that requires grad; under
+        ``no_grad`` only the data changes (how optimizers update parameters).
+        """
+        recording = grad_mode.state.enabled
+        if recording and self._requires_grad and self.grad_fn is None:
+            raise RuntimeError(LEAF_IN_PLACE)
+        old = self._snapshot() if recording else self
+        result = fn.apply(old, *others)
+        self._assign(result.data)
+        if recording and result.grad_fn is not None:
+            self.grad_fn = result.grad_fn
+            self._requires_grad = True
+        self._bump_version()
+        return self
+
+    def _snapshot(self) -> Variable:
+        """A twin holding self's current data and history, so the in-place op saves the old self."""
+        twin = self._wrap(self.data, self.dtype, self.grad_fn)
+        twin._requires_grad = self._requires_grad
+        twin._accumulator = self._accumulator
+        return twin
+
+    def _assign(self, data: Any) -> None:
+        """Replace the data in place (arrays are written into; a float is replaced)."""
+        raise NotImplementedError
+
+    __hash__ = object.__hash__  # identity, as tensors
+
+
+class _RetainGrad:
+    """The hook ``retain_grad()`` installs: writes the gradient into the Variable's ``.grad``."""
+
+    __slots__ = ("ref",)
+
+    def __init__(self, variable: Variable) -> None:
+        self.ref = weakref.ref(variable)
+
+    def __call__(self, grad: Any) -> None:
+        from . import engine
+
+        variable = self.ref()
+        if variable is not None:
+            engine.accumulate_into(variable, grad, variable.grad_fn)

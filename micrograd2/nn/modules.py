@@ -1,0 +1,117 @@
+"""``Module``, ``Neuron``, ``Layer`` and ``MLP`` on the scalar engine, as in micrograd.
+
+A ``Neuron`` computes ``mg.dot(w, x, b)``: one ``DotBackward0`` node per neuron.
+``parameters()`` lists them in micrograd's order (layer by layer, neuron by
+neuron, its weights then its bias), so micrograd's demo code runs unchanged.
+"""
+from __future__ import annotations
+
+import random
+from typing import Any, Iterator, Sequence
+
+from ..value import Value, dot
+
+ACTIVATIONS = ("relu", "tanh", "sigmoid", "linear")
+
+
+class Module:
+    """Something with parameters: ``parameters()``, ``zero_grad()`` and ``__call__``."""
+
+    def parameters(self) -> list[Any]:
+        return []
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Clear every parameter's ``.grad``: ``None`` by default (PyTorch's default), or 0."""
+        for p in self.parameters():
+            if set_to_none:
+                p.grad = None
+            elif p.grad is not None:
+                p.grad = p.grad * 0
+
+    def forward(self, *args: Any) -> Any:
+        raise NotImplementedError
+
+    def __call__(self, *args: Any) -> Any:
+        return self.forward(*args)
+
+    def named_parameters(self) -> Iterator[tuple[str, Any]]:
+        for i, p in enumerate(self.parameters()):
+            yield (p.label or f"param{i}"), p
+
+
+def _check_activation(activation: str) -> str:
+    if activation not in ACTIVATIONS:
+        raise ValueError(f"activation must be one of {', '.join(ACTIVATIONS)}, got {activation!r}")
+    return activation
+
+
+class Neuron(Module):
+    """``act(Σ wᵢxᵢ + b)`` with weights uniform in [-1, 1] and bias 0."""
+
+    def __init__(self, nin: int, nonlin: bool = True, activation: str = "relu",
+                 rng: random.Random | None = None, name: str = "") -> None:
+        uniform = (rng or random).uniform
+        self.w = [Value(uniform(-1, 1), requires_grad=True, label=f"{name}w[{i}]") for i in range(nin)]
+        self.b = Value(0.0, requires_grad=True, label=f"{name}b")
+        self.nonlin = nonlin
+        self.activation = _check_activation(activation)
+
+    def forward(self, x: Sequence[Any]) -> Value:
+        if len(x) != len(self.w):
+            raise ValueError(f"this Neuron takes {len(self.w)} inputs, got {len(x)}")
+        act = dot(self.w, x, self.b)
+        if not self.nonlin or self.activation == "linear":
+            return act
+        return getattr(act, self.activation)()
+
+    def parameters(self) -> list[Value]:
+        return self.w + [self.b]
+
+    def __repr__(self) -> str:
+        kind = self.activation.capitalize() if self.nonlin else "Linear"
+        return f"{kind}Neuron({len(self.w)})"
+
+
+class Layer(Module):
+    """``nout`` neurons reading the same ``nin`` inputs."""
+
+    def __init__(self, nin: int, nout: int, nonlin: bool = True, activation: str = "relu",
+                 rng: random.Random | None = None, name: str = "") -> None:
+        self.neurons = [Neuron(nin, nonlin, activation, rng, name=f"{name}n{j}.") for j in range(nout)]
+
+    def forward(self, x: Sequence[Any]) -> Any:
+        out = [n(x) for n in self.neurons]
+        return out[0] if len(out) == 1 else out
+
+    def parameters(self) -> list[Value]:
+        return [p for n in self.neurons for p in n.parameters()]
+
+    def __repr__(self) -> str:
+        return f"Layer of [{', '.join(str(n) for n in self.neurons)}]"
+
+
+class MLP(Module):
+    """A multi-layer perceptron: ``MLP(2, [16, 16, 1])`` has ReLU hidden layers and a linear output."""
+
+    def __init__(self, nin: int, nouts: Sequence[int], activation: str = "relu",
+                 seed: int | None = None) -> None:
+        rng = random.Random(seed) if seed is not None else None
+        sizes = [nin, *nouts]
+        self.layers = [
+            Layer(sizes[i], sizes[i + 1], nonlin=i != len(nouts) - 1, activation=activation, rng=rng,
+                  name=f"l{i}.")
+            for i in range(len(nouts))
+        ]
+
+    def forward(self, x: Sequence[Any]) -> Any:
+        for layer in self.layers:
+            x = layer(x)
+            if not isinstance(x, list):
+                x = [x] if layer is not self.layers[-1] else x
+        return x
+
+    def parameters(self) -> list[Value]:
+        return [p for layer in self.layers for p in layer.parameters()]
+
+    def __repr__(self) -> str:
+        return f"MLP of [{', '.join(str(layer) for layer in self.layers)}]"

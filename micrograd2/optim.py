@@ -1,0 +1,234 @@
+"""Optimizers: ``SGD`` (momentum, weight decay) and ``Adam``, with PyTorch's update rules.
+
+Parameters are updated **in place under** ``no_grad`` with the in-place ops
+(``add_``, ``mul_``…), so each ``step()`` bumps a parameter's ``_version`` by
+one, exactly as in PyTorch (PYTORCH_TRUTH D15).  The math is written on
+Variables (``p``, its gradient, the state buffers), so the same optimizer works
+on ``Value`` and on ``Tensor`` parameters; the one place that knows a Value's
+``.grad`` is a float and a Tensor's a Tensor is the "gradients" section below.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, Iterable
+
+from . import dtypes
+from .autograd import Variable, enable_grad, no_grad
+
+__all__ = ["SGD", "Adam", "Optimizer", "zero_grad"]
+
+
+# -- gradients: the only code that branches on float versus Variable ---------------------------
+def grad_variable(p: Any) -> Any:
+    """A fresh Variable holding ``p.grad`` (a Value's ``.grad`` is a float, a Tensor's a Tensor).
+
+    Fresh: the optimizer may change it in place without touching ``p.grad``.
+    """
+    g = p.grad
+    if isinstance(g, Variable):
+        with no_grad():
+            return g * 1.0  # a copy (exact, keeps the dtype)
+    return p._wrap(g, p.dtype, None)
+
+
+def scale_grad_(p: Any, factor: float) -> None:
+    """``p.grad *= factor`` in place, rounded to the gradient's dtype."""
+    g = p.grad
+    if isinstance(g, Variable):
+        with no_grad():
+            g.mul_(factor)
+    else:
+        p.grad = dtypes.round_to(g * factor, p.dtype)
+
+
+def grad_sq_norm(p: Any) -> float:
+    """Σ g² over ``p.grad``'s entries, in float64."""
+    g = p.grad
+    data = g.data if isinstance(g, Variable) else g
+    if isinstance(data, float):
+        return data * data
+    return float((data.astype("float64") ** 2).sum())
+
+
+def grad_is_finite(p: Any) -> bool:
+    """No inf or nan in ``p.grad``."""
+    g = p.grad
+    data = g.data if isinstance(g, Variable) else g
+    if isinstance(data, float):
+        return math.isfinite(data)
+    import numpy
+
+    return bool(numpy.isfinite(data).all())
+
+
+def grad_dtype(p: Any) -> str:
+    """The dtype of ``p.grad`` (a Value's float gradient has the Value's dtype)."""
+    return str(getattr(p.grad, "dtype", p.dtype))
+
+
+def zero_grad(params: Iterable[Any], set_to_none: bool = True) -> None:
+    """``p.grad = None`` for each parameter (PyTorch's default), or zeros with ``set_to_none=False``."""
+    for p in params:
+        g = p.grad
+        if set_to_none or g is None:
+            p.grad = None
+        elif isinstance(g, Variable):
+            g = g.detach()
+            with no_grad():
+                g.zero_()
+            p.grad = g
+        else:
+            p.grad = 0.0
+
+
+# -- the optimizers ----------------------------------------------------------------------------
+class Optimizer:
+    """Holds parameter groups; ``step()`` updates the parameters, ``zero_grad()`` clears their ``.grad``.
+
+    As in PyTorch, ``params`` is an iterable of parameters or of dicts (parameter
+    groups, each with its own options); ``param_groups`` lists the groups and
+    ``state[p]`` holds the per-parameter buffers.
+    """
+
+    def __init__(self, params: Iterable[Any], defaults: dict[str, Any]) -> None:
+        if isinstance(params, Variable):
+            raise TypeError(
+                "params argument given to the optimizer should be an iterable of Tensors or dicts, but got "
+                f"{type(params).__name__}\nWhat to do: pass model.parameters() or a list of Values."
+            )
+        self.defaults = defaults
+        self.state: dict[Any, dict[str, Any]] = {}
+        groups = list(params)
+        if not groups:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
+        self.param_groups: list[dict[str, Any]] = []
+        for group in groups:
+            self.add_param_group(group)
+
+    def add_param_group(self, group: dict[str, Any]) -> None:
+        """Add a group of parameters (a dict with ``"params"`` and optional options)."""
+        group = {**self.defaults, **group, "params": list(group["params"])}
+        for p in group["params"]:
+            if not isinstance(p, Variable):
+                raise TypeError(f"optimizer can only optimize Values or Tensors, but one of the params is "
+                                f"{type(p).__name__}")
+            if not p.is_leaf:
+                raise ValueError("can't optimize a non-leaf Tensor\n"
+                                 "What to do: optimize the leaves (model.parameters()), not results of ops.")
+        self.param_groups.append(group)
+
+    @property
+    def params(self) -> list[Any]:
+        """All parameters, group by group."""
+        return [p for group in self.param_groups for p in group["params"]]
+
+    @property
+    def lr(self) -> float:
+        """The learning rate of the first group (setting it sets every group's)."""
+        return float(self.param_groups[0]["lr"])
+
+    @lr.setter
+    def lr(self, value: float) -> None:
+        for group in self.param_groups:
+            group["lr"] = value
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """``.grad = None`` on every parameter (PyTorch's default), or zeros with ``set_to_none=False``."""
+        zero_grad(self.params, set_to_none)
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Update every parameter that has a ``.grad``; with ``closure``, re-evaluate the loss first."""
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        with no_grad():
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is not None:
+                        self._update(p, grad_variable(p), group, self.state.setdefault(p, {}))
+        return loss
+
+    def _update(self, p: Any, g: Any, group: dict[str, Any], state: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        options = ", ".join(f"{k}={v}" for k, v in self.defaults.items())
+        return f"{type(self).__name__}({len(self.params)} parameters, {options})"
+
+
+def _check_non_negative(name: str, value: float) -> None:
+    if not value >= 0.0:
+        raise ValueError(f"Invalid {name}: {value}")
+
+
+class SGD(Optimizer):
+    """Stochastic gradient descent, ``torch.optim.SGD``'s rule (no dampening, no Nesterov)::
+
+        d = g + weight_decay·p
+        b = d (first step), then b = momentum·b + d;  d = b      (if momentum)
+        p = p − lr·d
+    """
+
+    def __init__(self, params: Iterable[Any], lr: float, momentum: float = 0.0,
+                 weight_decay: float = 0.0) -> None:
+        _check_non_negative("learning rate", lr)
+        _check_non_negative("momentum value", momentum)
+        _check_non_negative("weight_decay value", weight_decay)
+        super().__init__(params, {"lr": lr, "momentum": momentum, "weight_decay": weight_decay})
+
+    def _update(self, p: Any, g: Any, group: dict[str, Any], state: dict[str, Any]) -> None:
+        if group["weight_decay"]:
+            g = g + group["weight_decay"] * p
+        if group["momentum"]:
+            buf = state.get("momentum_buffer")
+            if buf is None:
+                buf = state["momentum_buffer"] = g
+            else:
+                buf.mul_(group["momentum"]).add_(g)
+            g = buf
+        p.sub_(group["lr"] * g)
+
+
+class Adam(Optimizer):
+    """Adam, ``torch.optim.Adam``'s rule (L2 weight decay, bias correction, no amsgrad)::
+
+        t = t + 1;  d = g + weight_decay·p
+        m = m + (1 − β₁)(d − m)                   (m.lerp_(d, 1 − β₁))
+        v = β₂·v + (1 − β₂)·d·d
+        p = p − (lr / (1 − β₁ᵗ))·m / (√v / √(1 − β₂ᵗ) + eps)
+    """
+
+    def __init__(self, params: Iterable[Any], lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
+                 eps: float = 1e-8, weight_decay: float = 0.0) -> None:
+        _check_non_negative("learning rate", lr)
+        _check_non_negative("epsilon value", eps)
+        for i, beta in enumerate(betas):
+            if not 0.0 <= beta < 1.0:
+                raise ValueError(f"Invalid beta parameter at index {i}: {beta}")
+        _check_non_negative("weight_decay value", weight_decay)
+        super().__init__(params, {"lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay})
+
+    def _update(self, p: Any, g: Any, group: dict[str, Any], state: dict[str, Any]) -> None:
+        beta1, beta2 = group["betas"]
+        if not state:
+            state["step"] = 0.0
+            state["exp_avg"] = grad_variable(p).zero_()
+            state["exp_avg_sq"] = grad_variable(p).zero_()
+        state["step"] += 1
+        t = state["step"]
+        if group["weight_decay"]:
+            g = g + group["weight_decay"] * p
+        m, v = state["exp_avg"], state["exp_avg_sq"]
+        m.add_((1 - beta1) * (g - m))
+        v.mul_(beta2).add_((1 - beta2) * g * g)
+        step_size = group["lr"] / (1 - beta1**t)
+        bias_correction2_sqrt = (1 - beta2**t) ** 0.5
+        denom = _sqrt(v) / bias_correction2_sqrt + group["eps"]
+        p.add_(-step_size * m / denom)
+
+
+def _sqrt(v: Any) -> Any:
+    return v.sqrt() if hasattr(v, "sqrt") else v**0.5

@@ -1,0 +1,397 @@
+"""The scalar engine's ops, each a ``Function`` with ``forward`` and ``backward``.
+
+``forward`` computes on plain floats; ``backward`` receives floats, or Values
+when the backward pass is itself recorded (``create_graph=True``), and is
+written so that both work: that is how higher-order gradients come for free.
+Node names and what each op saves are PyTorch's.
+"""
+from __future__ import annotations
+
+import math
+import operator
+from typing import Any
+
+from . import ieee
+from .autograd import Function, Variable
+
+
+# -- helpers that work on floats and on Values alike (Values while create_graph records) ------
+def _div(a: Any, b: Any) -> Any:
+    if isinstance(a, Variable) or isinstance(b, Variable):
+        return a / b
+    return ieee.div(a, b)
+
+
+def _log(x: Any) -> Any:
+    return x.log() if isinstance(x, Variable) else ieee.log(x)  # type: ignore[attr-defined]
+
+
+def _pow(x: Any, p: Any) -> Any:
+    if isinstance(x, Variable) or isinstance(p, Variable):
+        return x**p
+    return ieee.pow(x, p)
+
+
+def _sign(x: Any) -> float:
+    return ieee.sign(x.data if isinstance(x, Variable) else x)
+
+
+# -- arithmetic -------------------------------------------------------------------------------
+class Add(Function):
+    """a + b.  Saves nothing: ∂/∂a = ∂/∂b = 1."""
+
+    node_name = "AddBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        return a + b
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, grad
+
+
+class Sub(Function):
+    """a − b.  ∂/∂a = 1, ∂/∂b = −1."""
+
+    node_name = "SubBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        return a - b
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, -grad
+
+
+class Rsub(Function):
+    """c − x for a number c: one input.  ∂/∂x = −1."""
+
+    node_name = "RsubBackward1"
+
+    @staticmethod
+    def forward(ctx, x, c):
+        return c - x
+
+    @staticmethod
+    def backward(ctx, grad):
+        return -grad
+
+
+class Neg(Function):
+    """−x."""
+
+    node_name = "NegBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        return -x
+
+    @staticmethod
+    def backward(ctx, grad):
+        return -grad
+
+
+class Mul(Function):
+    """a · b.  Keeps b only if a needs a gradient, and a only if b does (as PyTorch)."""
+
+    node_name = "MulBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        need_a, need_b = ctx.needs_input_grad
+        ctx.save_for_backward(b if need_a else None, a if need_b else None)
+        return a * b
+
+    @staticmethod
+    def backward(ctx, grad):
+        b, a = ctx.saved_tensors
+        return (None if b is None else grad * b), (None if a is None else grad * a)
+
+
+class Div(Function):
+    """a / b.  ∂/∂a = 1/b, ∂/∂b = −a/b²."""
+
+    node_name = "DivBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return ieee.div(a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        grad_a = _div(grad, b) if need_a else None
+        grad_b = -_div(grad * a, b * b) if need_b else None
+        return grad_a, grad_b
+
+
+class Pow(Function):
+    """x ** p for a number p: one input.  ∂/∂x = p·x^(p−1)."""
+
+    node_name = "PowBackward0"
+    autocast = "fp32"
+
+    @staticmethod
+    def forward(ctx, x, exponent):
+        ctx.save_for_backward(x, exponent)
+        return ieee.pow(x, exponent)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, p = ctx.saved_tensors
+        if p == 0:
+            return grad * 0.0
+        return grad * p * _pow(x, p - 1)
+
+
+class PowValue(Function):
+    """x ** y for two Values.  ∂/∂x = y·x^(y−1), ∂/∂y = x^y·log x (0 where x = 0 and y ≥ 0)."""
+
+    node_name = "PowBackward1"
+    autocast = "fp32"
+
+    @staticmethod
+    def forward(ctx, x, y):
+        out = ieee.pow(x, y)
+        ctx.save_for_backward(x, y, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, y, out = ctx.saved_tensors
+        need_x, need_y = ctx.needs_input_grad
+        grad_x = grad * y * _pow(x, y - 1) if need_x else None
+        if not need_y:
+            grad_y = None
+        elif float(x) == 0 and float(y) >= 0:
+            grad_y = grad * 0.0
+        else:
+            grad_y = grad * out * _log(x)
+        return grad_x, grad_y
+
+
+class RPow(Function):
+    """c ** x for a number c: one input.  ∂/∂x = c^x · log c."""
+
+    node_name = "PowBackward2"
+    autocast = "fp32"
+
+    @staticmethod
+    def forward(ctx, x, base):
+        out = ieee.pow(base, x)
+        ctx.save_for_backward(out, base)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        out, base = ctx.saved_tensors
+        return grad * out * ieee.log(base)
+
+
+# -- functions of one variable ---------------------------------------------------------------
+class Exp(Function):
+    """eˣ.  Keeps its output: ∂/∂x = eˣ."""
+
+    node_name = "ExpBackward0"
+    autocast = "fp32"
+
+    @staticmethod
+    def forward(ctx, x):
+        out = ieee.exp(x)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return grad * out
+
+
+class Log(Function):
+    """ln x.  ∂/∂x = 1/x."""
+
+    node_name = "LogBackward0"
+    autocast = "fp32"
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return ieee.log(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return _div(grad, x)
+
+
+class Tanh(Function):
+    """tanh x.  Keeps its output: ∂/∂x = 1 − tanh²x."""
+
+    node_name = "TanhBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        out = math.tanh(x)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return grad * (1 - out * out)
+
+
+class Relu(Function):
+    """max(x, 0).  Keeps its output: ∂/∂x = 1 where the output is positive, else 0 (also at 0)."""
+
+    node_name = "ReluBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        out = x if x > 0 else 0.0
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return grad * (1.0 if out > 0 else 0.0)
+
+
+class Sigmoid(Function):
+    """σ(x) = 1 / (1 + e⁻ˣ).  Keeps its output: ∂/∂x = σ(x)(1 − σ(x))."""
+
+    node_name = "SigmoidBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        out = ieee.div(1.0, 1.0 + ieee.exp(-x)) if x >= 0 else _sigmoid_negative(x)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return grad * out * (1 - out)
+
+
+def _sigmoid_negative(x: float) -> float:
+    e = ieee.exp(x)  # stable for large negative x
+    return e / (1.0 + e)
+
+
+class Sqrt(Function):
+    """√x.  Keeps its output: ∂/∂x = 1 / (2√x) (inf at 0)."""
+
+    node_name = "SqrtBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        out = ieee.sqrt(x)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return _div(grad, 2 * out)
+
+
+class Abs(Function):
+    """|x|.  ∂/∂x = sign(x) (0 at 0)."""
+
+    node_name = "AbsBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return abs(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * _sign(x)
+
+
+def _exact_sum(xs: Any) -> float:
+    """The sum, correctly rounded (``math.fsum``), or IEEE's inf/nan where fsum would raise."""
+    try:
+        return math.fsum(xs)
+    except (ValueError, OverflowError):
+        return sum(xs)
+
+
+# -- many inputs -------------------------------------------------------------------------------
+class Sum(Function):
+    """x₀ + x₁ + … as one node.  Saves nothing (PyTorch keeps only the input's size)."""
+
+    node_name = "SumBackward0"
+    autocast = "fp32"
+
+    @staticmethod
+    def forward(ctx, *xs):
+        return _exact_sum(xs)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return (grad,) * len(ctx._next)
+
+
+class Dot(Function):
+    """Σ wᵢ·xᵢ (+ bias) as one node: inputs w₀…wₙ₋₁, x₀…xₙ₋₁[, bias].  ∂/∂wᵢ = xᵢ, ∂/∂xᵢ = wᵢ."""
+
+    node_name = "DotBackward0"
+    autocast = "lowp"
+
+    @staticmethod
+    def forward(ctx, *args):
+        n = len(args) // 2
+        ctx.save_for_backward(*args[: 2 * n])
+        terms = list(map(operator.mul, args[:n], args[n : 2 * n]))
+        if len(args) % 2:
+            terms.append(args[2 * n])
+        return _exact_sum(terms)
+
+    @staticmethod
+    def backward(ctx, grad):
+        saved = ctx.saved_tensors
+        n = len(saved) // 2
+        need = ctx.needs_input_grad
+        ws, xs = saved[:n], saved[n:]
+        grad_ws = [grad * x for x in xs] if any(need[:n]) else [None] * n
+        grad_xs = [grad * w for w in ws] if any(need[n : 2 * n]) else [None] * n
+        bias = (grad,) if len(need) % 2 else ()
+        return (*grad_ws, *grad_xs, *bias)
+
+
+# -- casts and in-place helpers -----------------------------------------------------------------
+class ToCopy(Function):
+    """A dtype cast (``v.to("float16")``).  The gradient flows back unchanged, rounded to x's dtype."""
+
+    node_name = "ToCopyBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dtype):
+        return x
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+class Zero(Function):
+    """``zero_()`` on a non-leaf: the output is 0, so no gradient reaches the old value."""
+
+    node_name = "ZeroBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        return 0.0
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 0.0

@@ -1,0 +1,48 @@
+"""Anomaly detection: NaN from a backward is raised with the node's name; inf is not (E13)."""
+from __future__ import annotations
+
+import math
+import warnings
+
+import pytest
+
+import micrograd2 as mg
+
+
+def test_nan_gradient_is_silent_without_anomaly_mode() -> None:
+    x = mg.Value(0.0, requires_grad=True)
+    (x.log() * 0).backward()
+    assert math.isnan(x.grad)
+
+
+def test_detect_anomaly_names_the_node_that_returned_nan_and_where_it_was_made() -> None:
+    x = mg.Value(0.0, requires_grad=True)
+    with pytest.warns(UserWarning) as record, mg.detect_anomaly():
+        y = x.log() * 0
+        with pytest.raises(RuntimeError, match=r"Function 'LogBackward0' returned nan values in its 0th output\."):
+            y.backward()
+    messages = " ".join(str(w.message) for w in record)
+    assert "Anomaly Detection has been enabled" in messages
+    assert "Error detected in LogBackward0" in messages and "test_anomaly.py" in messages
+
+
+def test_sqrt_of_square_at_zero_flags_the_node_where_nan_appears() -> None:
+    x = mg.Value(0.0, requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mg.set_detect_anomaly(True)
+        try:
+            y = (x**2).sqrt()
+            with pytest.raises(RuntimeError, match="Function 'PowBackward0' returned nan"):
+                y.backward()
+        finally:
+            mg.set_detect_anomaly(False)
+
+
+def test_infinities_are_not_flagged() -> None:
+    x = mg.Value(0.0, requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with mg.detect_anomaly():
+            x.log().backward()
+    assert x.grad == math.inf

@@ -1,0 +1,78 @@
+"""Grad mode: no_grad, enable_grad, set_grad_enabled — nesting, decorators, exceptions, threads (E5)."""
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+import micrograd2 as mg
+
+
+def test_results_under_no_grad_are_leaves_without_grad() -> None:
+    x = mg.Value(2.0, requires_grad=True)
+    with mg.no_grad():
+        y = x * 2
+        assert not mg.is_grad_enabled()
+    assert not y.requires_grad and y.is_leaf and y.grad_fn is None
+    assert x.requires_grad and mg.is_grad_enabled()
+
+
+def test_enable_grad_inside_no_grad_records_again() -> None:
+    x = mg.Value(2.0, requires_grad=True)
+    with mg.no_grad():
+        with mg.enable_grad():
+            y = x * 2
+        z = x * 2
+    assert y.requires_grad and not z.requires_grad
+
+
+def test_grad_mode_is_restored_after_an_exception() -> None:
+    with pytest.raises(ZeroDivisionError), mg.no_grad():
+        1 / 0
+    assert mg.is_grad_enabled()
+
+
+def test_no_grad_and_enable_grad_work_as_decorators() -> None:
+    @mg.no_grad()
+    def f(v):
+        return v * 2
+
+    @mg.enable_grad()
+    def g(v):
+        return v * 2
+
+    x = mg.Value(1.0, requires_grad=True)
+    assert not f(x).requires_grad
+    with mg.no_grad():
+        assert g(x).requires_grad
+
+
+def test_set_grad_enabled_as_function_and_context_manager() -> None:
+    x = mg.Value(1.0, requires_grad=True)
+    with mg.set_grad_enabled(False):
+        assert not (x * 2).requires_grad
+    assert mg.is_grad_enabled()
+    mg.set_grad_enabled(False)
+    try:
+        assert not mg.is_grad_enabled()
+    finally:
+        mg.set_grad_enabled(True)
+
+
+def test_set_grad_enabled_as_decorator_switches_only_inside() -> None:
+    @mg.set_grad_enabled(False)
+    def f(v):
+        return v * 2
+
+    assert mg.is_grad_enabled()
+    assert not f(mg.Value(1.0, requires_grad=True)).requires_grad
+    assert mg.is_grad_enabled()
+
+
+def test_grad_mode_is_thread_local() -> None:
+    seen = []
+    with mg.no_grad():
+        t = threading.Thread(target=lambda: seen.append(mg.is_grad_enabled()))
+        t.start()
+        t.join()
+    assert seen == [True]

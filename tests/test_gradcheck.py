@@ -1,0 +1,48 @@
+"""gradcheck: passes a right backward, names the input and both numbers for a wrong one (E12)."""
+from __future__ import annotations
+
+import pytest
+
+import micrograd2 as mg
+from micrograd2.autograd import GradcheckError
+
+
+class Square(mg.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return g * 2 * x
+
+
+class WrongSquare(Square):
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return g * 3 * x
+
+
+def test_gradcheck_passes_a_correct_backward() -> None:
+    assert mg.autograd.gradcheck(Square, [mg.Value(1.5, requires_grad=True)])
+    f = lambda a, b: (a * b).tanh() + a.exp() / b  # noqa: E731
+    assert mg.autograd.gradcheck(f, [mg.Value(0.3, requires_grad=True), mg.Value(1.2, requires_grad=True)])
+
+
+def test_gradcheck_catches_a_wrong_backward_naming_input_and_numbers() -> None:
+    x = mg.Value(1.0, requires_grad=True, label="x")
+    with pytest.raises(GradcheckError, match=r"input 0 \(x\)") as info:
+        mg.autograd.gradcheck(WrongSquare, [x])
+    assert "numerical: 2.0" in str(info.value) and "analytical: 3.0" in str(info.value)
+    assert isinstance(info.value, RuntimeError)
+
+
+def test_gradcheck_can_return_false_instead_of_raising() -> None:
+    assert mg.autograd.gradcheck(WrongSquare, [mg.Value(1.0, requires_grad=True)], raise_exception=False) is False
+
+
+def test_gradcheck_holds_inputs_without_grad_fixed() -> None:
+    assert mg.autograd.gradcheck(lambda a, b: a * b, [mg.Value(2.0, requires_grad=True), mg.Value(3.0)])

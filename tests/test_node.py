@@ -1,0 +1,102 @@
+"""Nodes: PyTorch's names, next_functions' shape, AccumulateGrad, what each op saves (D10, D12, E4)."""
+from __future__ import annotations
+
+import pytest
+
+import micrograd2 as mg
+from micrograd2.autograd import AccumulateGrad
+from micrograd2.autograd.node import FREED
+
+
+def test_block1_graph_has_pytorchs_node_names_and_shape(block1) -> None:
+    z = block1["z"]
+    assert z.grad_fn.name() == "SumBackward0"
+    (mul0, i0), (mul1, i1) = z.grad_fn.next_functions
+    assert mul0.name() == mul1.name() == "MulBackward0" and i0 == i1 == 0
+    (acc_x, _), (acc_w, _) = mul0.next_functions
+    assert acc_x.name() == "AccumulateGrad" and isinstance(acc_x, AccumulateGrad)
+    assert acc_x.variable is block1["x"][0] and acc_w.variable is block1["w"][0]
+    assert block1["x"][0].grad_fn is None
+
+
+def test_an_input_that_needs_no_grad_appears_as_none() -> None:
+    x, c = mg.Value(1.0, requires_grad=True), mg.Value(2.0)
+    assert (x * c).grad_fn.next_functions[1] == (None, 0)
+    assert (x * 2).grad_fn.next_functions[1] == (None, 0)
+
+
+def test_a_leaf_has_one_accumulate_grad_node_shared_by_its_uses() -> None:
+    x = mg.Value(1.0, requires_grad=True)
+    a, b = x * 2, x + 1
+    assert a.grad_fn.next_functions[0][0] is b.grad_fn.next_functions[0][0]
+
+
+@pytest.mark.parametrize(
+    "make, name",
+    [
+        (lambda x, y: x + y, "AddBackward0"),
+        (lambda x, y: x - y, "SubBackward0"),
+        (lambda x, y: 2 - x, "RsubBackward1"),
+        (lambda x, y: x * y, "MulBackward0"),
+        (lambda x, y: x / y, "DivBackward0"),
+        (lambda x, y: 2 / x, "DivBackward0"),
+        (lambda x, y: x**2, "PowBackward0"),
+        (lambda x, y: x**y, "PowBackward1"),
+        (lambda x, y: 2**x, "PowBackward2"),
+        (lambda x, y: -x, "NegBackward0"),
+        (lambda x, y: x.exp(), "ExpBackward0"),
+        (lambda x, y: x.log(), "LogBackward0"),
+        (lambda x, y: x.tanh(), "TanhBackward0"),
+        (lambda x, y: x.relu(), "ReluBackward0"),
+        (lambda x, y: x.sigmoid(), "SigmoidBackward0"),
+        (lambda x, y: x.sqrt(), "SqrtBackward0"),
+        (lambda x, y: x.abs(), "AbsBackward0"),
+        (lambda x, y: mg.sum([x, y]), "SumBackward0"),
+        (lambda x, y: mg.dot([x], [y]), "DotBackward0"),
+        (lambda x, y: x.half(), "ToCopyBackward0"),
+    ],
+)
+def test_each_op_has_pytorchs_node_name(make, name) -> None:
+    x, y = mg.Value(1.5, requires_grad=True), mg.Value(2.0, requires_grad=True)
+    assert make(x, y).grad_fn.name() == name
+
+
+def test_rsub_and_number_pow_have_one_input_like_pytorch() -> None:
+    x = mg.Value(1.5, requires_grad=True)
+    assert len((2 - x).grad_fn.next_functions) == 1
+    assert len((x**2).grad_fn.next_functions) == 1
+    assert len((2**x).grad_fn.next_functions) == 1
+
+
+def test_mul_saves_each_input_only_if_the_other_needs_a_gradient() -> None:
+    x, w, c = mg.Value(2.0, requires_grad=True), mg.Value(4.0, requires_grad=True), mg.Value(3.0)
+    assert (x * w).grad_fn.saved == (w, x)
+    assert (x * c).grad_fn.saved == (c, None)  # keeps c for x's gradient, not x
+
+
+def test_exp_saves_its_output_add_saves_nothing_sum_saves_nothing() -> None:
+    x = mg.Value(0.0, requires_grad=True)
+    assert (x.exp()).grad_fn.saved == (1.0,)
+    assert (x + 1).grad_fn.saved == ()
+    assert mg.sum([x, x]).grad_fn.saved == ()
+
+
+def test_saved_values_become_freed_after_backward(block1) -> None:
+    mul = block1["z"].grad_fn.next_functions[0][0]
+    assert mul.saved == (block1["w"][0], block1["x"][0])
+    block1["z"].backward()
+    assert mul.saved == FREED
+
+
+def test_node_repr_is_pytorch_like() -> None:
+    node = (mg.Value(1.0, requires_grad=True) * 2).grad_fn
+    assert repr(node).startswith("<MulBackward0 object at 0x")
+
+
+def test_node_register_hook_sees_the_incoming_gradient() -> None:
+    seen = []
+    x = mg.Value(1.0, requires_grad=True)
+    y = x * 5
+    y.grad_fn.register_hook(seen.append)
+    (y * 2).backward()
+    assert seen == [2.0] and x.grad == 10.0

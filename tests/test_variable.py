@@ -1,0 +1,90 @@
+"""What Values share with Tensors: flags, .grad on leaves only, retain_grad, hooks (E3, E10)."""
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+import micrograd2 as mg
+
+
+def test_grad_of_non_leaf_is_none_with_pytorchs_warning() -> None:
+    x = mg.Value(2.0, requires_grad=True)
+    h = x * 2
+    (h * h).backward()
+    with pytest.warns(UserWarning, match="not a leaf Tensor"):
+        assert h.grad is None
+    assert x.grad == 16.0
+
+
+def test_retain_grad_keeps_grad_on_a_non_leaf() -> None:
+    x = mg.Value(2.0, requires_grad=True)
+    h = x * 2
+    h.retain_grad()
+    (h * h).backward()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert h.grad == 8.0 and h.retains_grad
+    assert x.grad == 16.0
+
+
+def test_retain_grad_accumulates_across_backward_calls() -> None:
+    x = mg.Value(1.0, requires_grad=True)
+    h = x * 3
+    h.retain_grad()
+    y = h * 2
+    y.backward(retain_graph=True)
+    y.backward()
+    assert h.grad == 4.0 and x.grad == 12.0
+
+
+def test_retain_grad_on_a_value_without_grad_is_an_error() -> None:
+    with pytest.raises(RuntimeError, match="requires_grad=False"):
+        mg.Value(1.0).retain_grad()
+
+
+def test_hook_on_a_leaf_doubles_its_gradient_and_can_be_removed() -> None:
+    x = mg.Value(1.0, requires_grad=True)
+    handle = x.register_hook(lambda g: g * 2)
+    (x * 3).backward()
+    assert x.grad == 6.0
+    x.grad = None
+    handle.remove()
+    (x * 3).backward()
+    assert x.grad == 3.0
+
+
+def test_hook_on_a_non_leaf_changes_what_flows_on() -> None:
+    x = mg.Value(1.0, requires_grad=True)
+    h = x * 3
+    h.register_hook(lambda g: g * 2)
+    h.backward()
+    assert x.grad == 6.0
+
+
+def test_hook_returning_none_observes_without_changing() -> None:
+    seen = []
+    x = mg.Value(2.0, requires_grad=True)
+    y = x * x
+    y.register_hook(seen.append)
+    y.backward()
+    assert seen == [1.0] and x.grad == 4.0
+
+
+def test_retain_grad_sees_the_gradient_after_other_hooks() -> None:
+    x = mg.Value(1.0, requires_grad=True)
+    h = x * 3
+    h.retain_grad()
+    h.register_hook(lambda g: g * 10)
+    h.backward()
+    assert h.grad == 10.0 and x.grad == 30.0
+
+
+def test_hook_on_a_value_without_grad_is_an_error() -> None:
+    with pytest.raises(RuntimeError, match="doesn't require gradient"):
+        mg.Value(1.0).register_hook(lambda g: g)
+
+
+def test_requires_grad_underscore_returns_self() -> None:
+    v = mg.Value(1.0)
+    assert v.requires_grad_() is v and v.requires_grad
