@@ -89,12 +89,14 @@ def interleaved(fns: dict[str, Callable[[], Any]], repeats: int) -> dict[str, fl
 
 
 # -- (b) a chain ---------------------------------------------------------------------------------------
-def chain(make: Callable[[float], Any], relu: Callable[[Any], Any], n: int) -> tuple[Any, Any]:
+def chain(make: Callable[[float], Any], relu: Callable[[Any], Any] | None, n: int) -> tuple[Any, Any]:
+    """x → ·1.0000001 → +0.001 → relu → ·… (without relu: mul and add only)."""
     x = make(1.0)
     h = x
+    period = 3 if relu else 2
     for i in range(n):
-        r = i % 3
-        h = h * 1.0000001 if r == 0 else h + 0.001 if r == 1 else relu(h)
+        r = i % period
+        h = h * 1.0000001 if r == 0 else h + 0.001 if r == 1 else relu(h)  # type: ignore[misc]
     return x, h
 
 
@@ -121,7 +123,7 @@ def chain_times(runners: dict[str, Callable[[], tuple[float, float]]], repeats: 
 
 
 # -- (c) memory ------------------------------------------------------------------------------------------
-def bytes_per_node(make: Callable[[float], Any], relu: Callable[[Any], Any], n: int) -> float:
+def bytes_per_node(make: Callable[[float], Any], relu: Callable[[Any], Any] | None, n: int) -> float:
     gc.collect()
     tracemalloc.start()
     before = tracemalloc.get_traced_memory()[0]
@@ -146,16 +148,19 @@ def main() -> None:
         random.seed(1)
         steps["micrograd"] = micrograd_step(micrograd.nn.MLP(2, [16, 16, 1]), xs, ys)
     t = interleaved(steps, repeats)
-    rows.append(("training step MLP(2,[16,16,1]), 100 points", f"{t['micrograd2'] * 1e3:.1f} ms",
-                 f"micrograd {t['micrograd'] / t['micrograd2']:.2f}x slower" if "micrograd" in t else "micrograd missing"))
+    versus = f"micrograd {t['micrograd'] / t['micrograd2']:.2f}x slower" if "micrograd" in t else "micrograd missing"
+    rows.append(("training step MLP(2,[16,16,1]), 100 points", f"{t['micrograd2'] * 1e3:.1f} ms", versus))
 
     n = 10_000
     runners = {"micrograd2": chain_runner(lambda v: mg.Value(v, requires_grad=True), lambda h: h.relu(), n)}
     if micrograd is not None:
         runners["micrograd"] = chain_runner(micrograd.engine.Value, lambda h: h.relu(), n)
     mem_n = 100_000 if args.quick else 1_000_000
-    ours_bytes = bytes_per_node(lambda v: mg.Value(v, requires_grad=True), lambda h: h.relu(), mem_n)
-    theirs_bytes = bytes_per_node(micrograd.engine.Value, lambda h: h.relu(), 100_000) if micrograd else math.nan
+    memory = {}
+    for chain_name, relu in (("mul/add", None), ("mul/add/relu", lambda h: h.relu())):
+        ours_b = bytes_per_node(lambda v: mg.Value(v, requires_grad=True), relu, mem_n)
+        theirs_b = bytes_per_node(micrograd.engine.Value, relu, 100_000) if micrograd else math.nan
+        memory[chain_name] = (ours_b, theirs_b)
     try:
         import torch
 
@@ -173,8 +178,9 @@ def main() -> None:
             f, b = c[other]
             rows.append((f"  vs {other} (fwd+bwd)", f"{(f + b) / n * 1e6:.2f} us/op",
                          f"{(f + b) / sum(ours):.2f}x slower than micrograd2"))
-    rows.append((f"bytes per node, {mem_n:,}-node chain", f"{ours_bytes:.0f} B",
-                 f"micrograd {theirs_bytes:.0f} B ({theirs_bytes / ours_bytes:.1f}x)"))
+    for chain_name, (ours_b, theirs_b) in memory.items():
+        rows.append((f"bytes per node, {mem_n:,}-node {chain_name} chain", f"{ours_b:.0f} B",
+                     f"micrograd {theirs_b:.0f} B ({theirs_b / ours_b:.1f}x)"))
 
     width = max(len(r[0]) for r in rows)
     print(f"{'benchmark':{width}}  {'micrograd2':>14}  comparison")

@@ -19,13 +19,18 @@ __all__ = ["SGD", "Adam", "Optimizer", "zero_grad"]
 
 
 # -- gradients: the only code that branches on float versus Variable ---------------------------
+def is_variable(x: Any) -> bool:
+    """A Value or a Tensor (not a plain float)?"""
+    return isinstance(x, Variable)
+
+
 def grad_variable(p: Any) -> Any:
     """A fresh Variable holding ``p.grad`` (a Value's ``.grad`` is a float, a Tensor's a Tensor).
 
     Fresh: the optimizer may change it in place without touching ``p.grad``.
     """
     g = p.grad
-    if isinstance(g, Variable):
+    if is_variable(g):
         with no_grad():
             return g * 1.0  # a copy (exact, keeps the dtype)
     return p._wrap(g, p.dtype, None)
@@ -34,7 +39,7 @@ def grad_variable(p: Any) -> Any:
 def scale_grad_(p: Any, factor: float) -> None:
     """``p.grad *= factor`` in place, rounded to the gradient's dtype."""
     g = p.grad
-    if isinstance(g, Variable):
+    if is_variable(g):
         with no_grad():
             g.mul_(factor)
     else:
@@ -44,7 +49,7 @@ def scale_grad_(p: Any, factor: float) -> None:
 def grad_sq_norm(p: Any) -> float:
     """Σ g² over ``p.grad``'s entries, in float64."""
     g = p.grad
-    data = g.data if isinstance(g, Variable) else g
+    data = g.data if is_variable(g) else g
     if isinstance(data, float):
         return data * data
     return float((data.astype("float64") ** 2).sum())
@@ -53,7 +58,7 @@ def grad_sq_norm(p: Any) -> float:
 def grad_is_finite(p: Any) -> bool:
     """No inf or nan in ``p.grad``."""
     g = p.grad
-    data = g.data if isinstance(g, Variable) else g
+    data = g.data if is_variable(g) else g
     if isinstance(data, float):
         return math.isfinite(data)
     import numpy
@@ -72,7 +77,7 @@ def zero_grad(params: Iterable[Any], set_to_none: bool = True) -> None:
         g = p.grad
         if set_to_none or g is None:
             p.grad = None
-        elif isinstance(g, Variable):
+        elif is_variable(g):
             g = g.detach()
             with no_grad():
                 g.zero_()

@@ -94,19 +94,19 @@ class Neg(Function):
 
 
 class Mul(Function):
-    """a · b.  Keeps b only if a needs a gradient, and a only if b does (as PyTorch)."""
+    """a · b.  Keeps a only if b needs a gradient, and b only if a does (as PyTorch)."""
 
     node_name = "MulBackward0"
 
     @staticmethod
     def forward(ctx, a, b):
         need_a, need_b = ctx.needs_input_grad
-        ctx.save_for_backward(b if need_a else None, a if need_b else None)
+        ctx.save_for_backward(a if need_b else None, b if need_a else None)
         return a * b
 
     @staticmethod
     def backward(ctx, grad):
-        b, a = ctx.saved_tensors
+        a, b = ctx.saved_tensors
         return (None if b is None else grad * b), (None if a is None else grad * a)
 
 
@@ -380,6 +380,8 @@ class ToCopy(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        if isinstance(grad, Variable):  # recorded (create_graph): cast back to x's dtype, as PyTorch
+            return grad.to(ctx._next[0]._dtype)
         return grad
 
 

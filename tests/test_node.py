@@ -70,8 +70,8 @@ def test_rsub_and_number_pow_have_one_input_like_pytorch() -> None:
 
 def test_mul_saves_each_input_only_if_the_other_needs_a_gradient() -> None:
     x, w, c = mg.Value(2.0, requires_grad=True), mg.Value(4.0, requires_grad=True), mg.Value(3.0)
-    assert (x * w).grad_fn.saved == (w, x)
-    assert (x * c).grad_fn.saved == (c, None)  # keeps c for x's gradient, not x
+    assert (x * w).grad_fn.saved == (x, w)
+    assert (x * c).grad_fn.saved == (None, c)  # keeps c for x's gradient, not x
 
 
 def test_exp_saves_its_output_add_saves_nothing_sum_saves_nothing() -> None:
@@ -83,7 +83,7 @@ def test_exp_saves_its_output_add_saves_nothing_sum_saves_nothing() -> None:
 
 def test_saved_values_become_freed_after_backward(block1) -> None:
     mul = block1["z"].grad_fn.next_functions[0][0]
-    assert mul.saved == (block1["w"][0], block1["x"][0])
+    assert mul.saved == (block1["x"][0], block1["w"][0])
     block1["z"].backward()
     assert mul.saved == FREED
 

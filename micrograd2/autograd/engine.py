@@ -18,7 +18,8 @@ import heapq
 from typing import Any, Iterable
 
 from . import anomaly, events, grad_mode
-from .node import AccumulateGrad, Node
+from .node import FREED, HOOKS, AccumulateGrad, Node
+from .variable import Variable
 
 NO_GRAD_FN = (
     "element 0 of tensors does not require grad and does not have a grad_fn\n"
@@ -41,15 +42,22 @@ def run_backward(roots: Iterable[Any], grads: Iterable[Any], retain_graph: bool 
     """
     if retain_graph is None:
         retain_graph = create_graph
+    roots = tuple(roots)
+    if create_graph:  # a recorded backward computes on Values/Tensors from its very first gradient
+        grads = [g if isinstance(g, Variable) else root._wrap(g, root.dtype, None) for root, g in zip(roots, grads)]
     starts = [(_start_node(root), g) for root, g in zip(roots, grads)]
     captures = _capture_points(inputs) if inputs is not None else None
     pass_no = events.next_pass_number()
     if events.listening:
         events.emit("backward_start", roots=tuple(roots), grads=tuple(g for _, g in starts), pass_no=pass_no)
-    with grad_mode.set_grad_enabled(create_graph):
-        captured = _walk(starts, retain_graph, captures, pass_no)
-    if events.listening:
-        events.emit("backward_end", pass_no=pass_no)
+    failed = True
+    try:
+        with grad_mode.set_grad_enabled(create_graph):
+            captured = _walk(starts, retain_graph, captures, pass_no)
+        failed = False
+    finally:
+        if events.listening:
+            events.emit("backward_end", pass_no=pass_no, failed=failed)
     if inputs is None:
         return None
     return _collect(inputs, captures, captured, allow_unused)
@@ -88,14 +96,22 @@ def _walk(starts: list[tuple[Node, Any]], retain_graph: bool, captures: dict[Nod
           pass_no: int) -> dict[Node, Any]:
     deps = count_dependencies(node for node, _ in starts)
     buffer: dict[Node, Any] = {}
-    for node, g in starts:
-        buffer[node] = buffer[node] + g if node in buffer else g
-    ready: list[tuple[int, Any]] = [(-node._seq, node) for node in buffer if deps[node] == 0]
+    for node, g in starts:  # a seed is a gradient too: rounded to its root's dtype
+        if node._dtype != "float64":
+            g = _round(g, node._dtype)
+            if node in buffer:
+                g = _round(buffer[node] + g, node._dtype)
+        elif node in buffer:
+            g = buffer[node] + g
+        buffer[node] = g
+    ready: list[tuple[float, Any]] = [(-node._seq, node) for node in buffer if deps[node] == 0]
     heapq.heapify(ready)
     captured: dict[Node, Any] = {}
     listening = events.listening
+    hooked = HOOKS.data  # type: ignore[attr-defined]  # empty unless some hook exists
+    pop, push = heapq.heappop, heapq.heappush
     while ready:
-        node = heapq.heappop(ready)[1]
+        node = pop(ready)[1]
         grad = buffer.pop(node, None)
         if type(node) is AccumulateGrad:
             if grad is not None:
@@ -104,17 +120,19 @@ def _walk(starts: list[tuple[Node, Any]], retain_graph: bool, captures: dict[Nod
         if grad is None:  # no gradient reached this node: its inputs get none either
             grads: tuple[Any, ...] = (None,) * len(node._next)
         else:
-            if node._hooks:
+            if hooked and node in HOOKS:
                 grad = _run_hooks(node, grad, None)
             if captures is not None and node in captures:
                 captured[node] = grad
-            grads = _call_backward(node, grad)
+            grads = node._fn.backward(node, grad)
+            if type(grads) is not tuple or len(grads) != len(node._next) or anomaly.enabled:
+                grads = _checked(node, grads)
             if listening:
                 events.emit("visit", node=node, grad_output=grad, grad_inputs=grads, pass_no=pass_no)
         if not retain_graph and node._saved:
             if listening:
                 events.emit("free", node=node, saved=node.saved)
-            node._release()
+            node._saved = FREED
         for nxt, g in zip(node._next, grads):
             if nxt is None:
                 continue
@@ -134,13 +152,12 @@ def _walk(starts: list[tuple[Node, Any]], retain_graph: bool, captures: dict[Nod
                     if acc_grad is not None:
                         _accumulate(nxt, acc_grad, captures, captured)
                 else:
-                    heapq.heappush(ready, (-nxt._seq, nxt))
+                    push(ready, (-nxt._seq, nxt))
     return captured
 
 
-def _call_backward(node: Any, grad: Any) -> tuple[Any, ...]:
-    """Run ``node``'s Function.backward and check what it returned."""
-    grads = node._fn.backward(node, grad)
+def _checked(node: Any, grads: Any) -> tuple[Any, ...]:
+    """What ``node``'s backward returned, as a tuple of one gradient per input (or an error)."""
     if type(grads) is not tuple:
         grads = (grads,)
     if len(grads) != len(node._next):
@@ -172,7 +189,7 @@ def _is_retain(hook: Any) -> bool:
 def _accumulate(node: AccumulateGrad, grad: Any, captures: dict[Node, Any] | None,
                 captured: dict[Node, Any]) -> None:
     leaf = node.variable
-    if node._hooks:
+    if HOOKS.data and node in HOOKS:  # type: ignore[attr-defined]
         grad = _run_hooks(node, grad, leaf)
     if captures is not None:  # autograd.grad: report, don't touch .grad
         if node in captures:
@@ -229,5 +246,5 @@ def _collect(inputs: tuple[Any, ...], captures: dict[Node, Any] | None, captured
                 )
             result.append(None)
         else:
-            result.append(captured[node])
+            result.append(x._as_grad(captured[node]))  # what .grad would hold: a float, or a Tensor
     return tuple(result)

@@ -12,7 +12,7 @@ Kinds and their fields:
 * ``"accumulate"``: ``node``, ``variable`` (the leaf or retain_grad Value), ``old``, ``new``
 * ``"hook"``: ``node``, ``variable`` (or ``None``), ``hook``, ``before``, ``after``
 * ``"free"``: ``node``, ``saved`` (what was freed)
-* ``"backward_start"``: ``roots``, ``grads``, ``pass_no``;  ``"backward_end"``: ``pass_no``
+* ``"backward_start"``: ``roots``, ``grads``, ``pass_no``;  ``"backward_end"``: ``pass_no``, ``failed``
 """
 from __future__ import annotations
 

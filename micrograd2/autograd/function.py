@@ -69,27 +69,33 @@ class Function:
         """
         if autocast_policy is not None:
             inputs = autocast_policy(cls, inputs)
-        variables = [x for x in inputs if isinstance(x, Variable)]
-        if not variables:
+        record = grad_mode.state.enabled
+        args = []
+        edges = []
+        template = None
+        for x in inputs:
+            if isinstance(x, Variable):
+                args.append(x.data)
+                if template is None:
+                    template = x
+                    dtype = x.dtype
+                elif x.dtype is not dtype:
+                    dtype = template._promote(dtype, x.dtype)
+                if record and x._requires_grad:
+                    edges.append(x.grad_fn or x._accumulator or x._make_accumulator())
+                    continue
+            else:
+                args.append(x)
+            edges.append(None)
+        if template is None:
             raise TypeError(f"{cls.__name__}.apply() needs at least one Value or Tensor input")
-        template = variables[0]
-        dtype = template.dtype
-        if len(variables) > 1 and any(v.dtype is not dtype for v in variables):
-            dtype = template._promote_all(v.dtype for v in variables)
-        args = [x.data if isinstance(x, Variable) else x for x in inputs]
-        if grad_mode.state.enabled and any(v._requires_grad for v in variables):
-            needs_grad = True
-            edges = tuple([_edge(x) if isinstance(x, Variable) and x._requires_grad else None for x in inputs])
-        else:
-            needs_grad = False
-            edges = (None,) * len(inputs)
+        needs_grad = edges.count(None) != len(edges)
 
         if attributes and "dtype" in attributes:
             dtype = attributes["dtype"]
         ctx = cls._node_class.__new__(cls._node_class)
-        ctx._next = edges
+        ctx._next = tuple(edges)
         ctx._saved = ()
-        ctx._hooks = None
         raw = cls.forward(ctx, *args, **attributes)
         if type(raw) is tuple:  # extra outputs (e.g. max's indices) are never differentiable
             raw, extras = raw[0], raw[1:]

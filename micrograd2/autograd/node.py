@@ -9,20 +9,21 @@ once):
   the ``AccumulateGrad`` of a leaf that requires grad) or ``None``;
 * ``_seq``: a creation number (the backward walk's priority);
 * ``_saved``: what ``save_for_backward`` kept, until backward frees it;
-* ``_dtype``: the dtype of the op's output (its gradient is rounded to it);
-* ``_hooks``: functions run on the incoming gradient (``register_hook``, ``retain_grad``).
+* ``_dtype``: the dtype of the op's output (its gradient is rounded to it).
+* ``_dtype``: the dtype of the op's output (its gradient is rounded to it).
+
+Hooks (``register_hook``, ``retain_grad``) are rare, so they live beside the
+nodes in ``HOOKS`` rather than in a slot every node would pay for.
 """
 from __future__ import annotations
 
 import itertools
-import operator
 import weakref
 from typing import Any, Callable
 
 from . import grad_mode
 
-_creation_order = itertools.count()
-_NONES = itertools.repeat(None)
+_creation_order = itertools.count(0.0)  # floats: 24 bytes a node instead of an int's 32
 
 FREED = "<freed>"  # what ``_saved`` becomes after a backward without retain_graph
 
@@ -55,28 +56,31 @@ class SavedVariable:
 
     def unpack(self, node: Node, recording: bool) -> Any:
         var = self.variable
-        if var._version != self.version:
+        counter = var._version_counter
+        if counter is not None and counter.value != self.version:
             _raise_modified(var, self.version, node, None)
         return var if recording else var.data
 
 
-class SavedOutput:
+class SavedOutput(VersionCounter):
     """The op's own output, saved for backward (``exp``, ``tanh``…).
 
-    Holds the output's data and version counter, not the output itself: the
-    output holds the node, so holding the output here would be a cycle.
+    Holds the output's data, not the output itself: the output holds the node,
+    so holding the output here would be a reference cycle.  To notice in-place
+    changes, it *is* the (fresh) output's version counter: one object, not two.
     """
 
-    __slots__ = ("data", "counter", "kind")
+    __slots__ = ("data", "kind")
 
     def __init__(self, output: Any) -> None:
+        self.value = 0
         self.data = output.data
-        self.counter = output._version_counter = output._version_counter or VersionCounter()
         self.kind = type(output)
+        output._version_counter = self
 
     def unpack(self, node: Node, recording: bool) -> Any:
-        if self.counter.value != 0:
-            _raise_modified(None, 0, node, self.counter.value)
+        if self.value != 0:
+            _raise_modified(None, 0, node, self.value)
         if recording:  # rebuild the output, graph and all, for a differentiable backward
             return self.kind._wrap(self.data, node._dtype, node)
         return self.data
@@ -86,7 +90,7 @@ def _raise_modified(var: Any, expected: int, node: Node, out_version: int | None
     if out_version is None:
         what, now = f"[{type(var).__name__}]", var._version
     else:
-        what, now = f"[output], which is output 0 of {node.name()}", out_version
+        what, now = f"[output], which is output 0 of {node.name()},", out_version
     raise RuntimeError(
         "one of the variables needed for gradient computation has been modified by an inplace "
         f"operation: {what} is at version {now}; expected version {expected} instead.\n"
@@ -98,13 +102,12 @@ def _raise_modified(var: Any, expected: int, node: Node, out_version: int | None
 class Node:
     """A ``grad_fn``: one recorded op, waiting to turn its output's gradient into its inputs' gradients."""
 
-    __slots__ = ("_next", "_seq", "_saved", "_dtype", "_hooks", "__weakref__")
+    __slots__ = ("_next", "_seq", "_saved", "_dtype", "__weakref__")
 
     _next: tuple[Node | None, ...]
-    _seq: int
+    _seq: float
     _saved: Any
     _dtype: str
-    _hooks: list[Callable[[Any], Any]] | None
 
     def name(self) -> str:
         """PyTorch's name for this node, e.g. ``MulBackward0``."""
@@ -115,12 +118,16 @@ class Node:
         """One ``(node, 0)`` pair per input: where this node sends each gradient."""
         return tuple((n, 0) for n in self._next)
 
+    @property
+    def _hooks(self) -> list[Callable[[Any], Any]] | None:
+        """The hooks run on the gradient arriving at this node (None if there are none)."""
+        return HOOKS.get(self) if HOOKS.data else None  # type: ignore[attr-defined]
+
     def register_hook(self, hook: Callable[[Any], Any]) -> _HookHandle:
         """Run ``hook(grad)`` on the gradient arriving at this node; it may return a replacement."""
-        if self._hooks is None:
-            self._hooks = []
-        self._hooks.append(hook)
-        return _HookHandle(self._hooks, hook)
+        hooks = HOOKS.setdefault(self, [])
+        hooks.append(hook)
+        return _HookHandle(hooks, hook)
 
     def __repr__(self) -> str:
         return f"<{self.name()} object at {id(self):#x}>"
@@ -152,19 +159,30 @@ class BackwardNode(Node):
         if saved is FREED:
             raise RuntimeError(SECOND_BACKWARD)
         recording = grad_mode.state.enabled
-        return tuple(
-            s.unpack(self, recording) if type(s) in _SAVED_TYPES else s for s in (saved or ())
-        )
+        values = []
+        for item in saved:
+            kind = type(item)
+            if kind is SavedVariable:
+                values.append(item.unpack(self, recording))
+            elif kind is SavedOutput:
+                values.append(item.unpack(self, recording))
+            else:
+                values.append(item)  # a number or None, kept as it is
+        return tuple(values)
 
     saved_values = saved_tensors
 
     @property
     def needs_input_grad(self) -> tuple[bool, ...]:
         """For each forward input: does it need a gradient?"""
-        return tuple(map(operator.is_not, self._next, _NONES))
+        return tuple(map(bool, self._next))  # a node is truthy, None is not
 
     def mark_non_differentiable(self, *outputs: Any) -> None:
         """Accepted for PyTorch compatibility: extra outputs are never differentiable here."""
+
+    def __call__(self, *grad_outputs: Any) -> Any:
+        """Run this node's backward on ``grad_outputs`` by hand (as ``grad_fn(grad)`` in PyTorch)."""
+        return self._fn.backward(self, *grad_outputs)
 
     # -- inspection ---------------------------------------------------------------
     @property
@@ -191,17 +209,20 @@ def resolve_saved(items: tuple[Any, ...], inputs: tuple[Any, ...], args: list[An
 
     ``args[k]`` is what forward received for ``inputs[k]``: an item that *is* the
     data of an input Value is saved as that Value (``SavedVariable``), the returned
-    ``result`` as the output (``SavedOutput``); numbers and derived values as they are.
+    ``result`` as the output (``SavedOutput``, checked first: relu may return its input's
+    very float); numbers and derived values as they are.
+    Items are looked for first at their own position (``save_for_backward(a, b)``).
     """
     saved: list[Any] = []
     n = len(args)
     for j, item in enumerate(items):
-        if item is None:
-            saved.append(None)
-        elif j < n and args[j] is item and inputs[j] is not item:
-            saved.append(SavedVariable(inputs[j]))  # the usual case: save_for_backward(a, b)
-        elif item is result:
+        if item is result:
             saved.append(SavedOutput(output))
+        elif j < n and args[j] is item:
+            x = inputs[j]
+            saved.append(item if x is item else SavedVariable(x))  # save_for_backward(a, b)
+        elif item is None:
+            saved.append(None)
         else:
             saved.append(_find_input(item, inputs, args))
     return tuple(saved)
@@ -224,7 +245,6 @@ class AccumulateGrad(Node):
         self._seq = next(_creation_order)
         self._saved = None
         self._dtype = variable.dtype
-        self._hooks = None
         self._variable = weakref.ref(variable)
 
     def name(self) -> str:
@@ -234,6 +254,11 @@ class AccumulateGrad(Node):
     def variable(self) -> Any:
         """The leaf this node accumulates into."""
         return self._variable()
+
+
+# node -> its hooks.  ``HOOKS.data`` (the plain dict inside) is tested first: it is empty, and the
+# test costs nothing, unless somebody registered a hook.
+HOOKS: weakref.WeakKeyDictionary[Node, list[Callable[[Any], Any]]] = weakref.WeakKeyDictionary()
 
 
 class _HookHandle:

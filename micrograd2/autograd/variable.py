@@ -154,11 +154,12 @@ class Variable:
             )
         node = self.grad_fn or self._accumulator or self._make_accumulator()
         if self.grad_fn is not None and node._hooks:  # keep retain_grad last, as PyTorch does
-            retain = [h for h in node._hooks if isinstance(h, _RetainGrad)]
+            hooks = node._hooks
+            retain = [h for h in hooks if isinstance(h, _RetainGrad)]
             handle = node.register_hook(hook)
             for h in retain:
-                node._hooks.remove(h)
-                node._hooks.append(h)
+                hooks.remove(h)
+                hooks.append(h)
             return handle
         return node.register_hook(hook)
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from . import functional, utils
+from .linear import Linear, TensorMLP
 from .modules import MLP, Layer, Module, Neuron
 
-__all__ = ["MLP", "Layer", "Module", "Neuron", "functional", "utils"]
+__all__ = ["MLP", "Layer", "Linear", "Module", "Neuron", "TensorMLP", "functional", "utils"]

@@ -1,39 +1,133 @@
-"""Losses as functions of Values: ``mse_loss``, ``hinge_loss``, ``binary_cross_entropy``.
+"""Losses: ``mse_loss``, ``hinge_loss``, ``binary_cross_entropy``, ``cross_entropy`` (and ``log_softmax``).
 
-Each takes two Values or two equal-length sequences and returns the mean as
-one Value.  (The vectorized engine adds Tensor versions and ``cross_entropy``.)
+On Values each takes two Values or two equal-length sequences and returns the
+mean as one Value, built from the scalar engine's ops (so a trace shows every
+step).  Given Tensors, each hands over to ``micrograd2.tensors.functional``'s
+function of the same name.  Under ``mg.autocast`` every loss runs in float32:
+its inputs are cast first, as PyTorch's autocast does for its losses.
 """
 from __future__ import annotations
 
+import importlib
+import sys
 from typing import Any, Sequence
 
+from ..amp import autocast_float32
+from ..autograd import function
 from ..value import Value, sum
+
+__all__ = ["binary_cross_entropy", "cross_entropy", "hinge_loss", "log_softmax", "mse_loss"]
+
+
+def _tensor_version(name: str, x: Any) -> Any:
+    """``micrograd2.tensors.functional.<name>`` when ``x`` is a Tensor, else ``None``.
+
+    No Tensor exists unless ``micrograd2.tensors`` was imported, so this never imports NumPy.
+    """
+    tensors = sys.modules.get("micrograd2.tensors")
+    tensor_class = getattr(tensors, "Tensor", None)
+    if tensor_class is None or not isinstance(x, tensor_class):
+        return None
+    return getattr(importlib.import_module("micrograd2.tensors.functional"), name)
+
+
+def _float32(*inputs: Any) -> tuple[Any, ...]:
+    return autocast_float32(*inputs) if function.autocast_policy is not None else inputs
 
 
 def _pairs(pred: Any, target: Any, name: str) -> tuple[Sequence[Any], Sequence[Any]]:
     if isinstance(pred, Value) or not hasattr(pred, "__len__"):
         return [pred], [target]
     if not hasattr(target, "__len__") or len(pred) != len(target):
-        raise ValueError(f"{name}() needs predictions and targets of the same length")
+        raise ValueError(f"{name}() needs predictions and targets of the same length\n"
+                         "What to do: pass one target per prediction.")
     if len(pred) == 0:
         raise ValueError(f"{name}() needs at least one prediction")
     return pred, target
 
 
-def mse_loss(pred: Any, target: Any) -> Value:
+def mse_loss(pred: Any, target: Any) -> Any:
     """Mean of (pred − target)²."""
+    tensor_fn = _tensor_version("mse_loss", pred)
+    if tensor_fn is not None:
+        return tensor_fn(pred, target)
+    pred, target = _float32(pred, target)
     ps, ts = _pairs(pred, target, "mse_loss")
-    return sum((p - t) ** 2 for p, t in zip(ps, ts)) * (1.0 / len(ps))
+    return sum((p - t) ** 2 for p, t in zip(ps, ts)) / len(ps)
 
 
-def hinge_loss(scores: Any, labels: Any) -> Value:
+def hinge_loss(scores: Any, labels: Any) -> Any:
     """micrograd's max-margin loss: mean of relu(1 − yᵢ·scoreᵢ), labels ±1."""
+    tensor_fn = _tensor_version("hinge_loss", scores)
+    if tensor_fn is not None:
+        return tensor_fn(scores, labels)
+    scores, labels = _float32(scores, labels)
     ss, ys = _pairs(scores, labels, "hinge_loss")
-    return sum((1 - y * s).relu() for s, y in zip(ss, ys)) * (1.0 / len(ss))
+    return sum((1 - y * s).relu() for s, y in zip(ss, ys)) / len(ss)
 
 
-def binary_cross_entropy(prob: Any, target: Any) -> Value:
-    """Mean of −[y·log p + (1 − y)·log(1 − p)] for probabilities p in (0, 1)."""
+def binary_cross_entropy(prob: Any, target: Any) -> Any:
+    """Mean of −[y·log p + (1 − y)·log(1 − p)] for probabilities p in [0, 1].
+
+    As PyTorch, each log is clamped to be ≥ −100, so p = 0 or 1 gives a finite loss.
+    """
+    tensor_fn = _tensor_version("binary_cross_entropy", prob)
+    if tensor_fn is not None:
+        return tensor_fn(prob, target)
+    prob, target = _float32(prob, target)
     ps, ts = _pairs(prob, target, "binary_cross_entropy")
-    terms = (-(t * p.log() + (1 - t) * (1 - p).log()) for p, t in zip(ps, ts))
-    return sum(terms) * (1.0 / len(ps))
+    terms = (-(t * _clamped_log(p) + (1 - t) * _clamped_log(1 - p)) for p, t in zip(ps, ts))
+    return sum(terms) / len(ps)
+
+
+def _clamped_log(p: Any) -> Any:
+    """max(log p, −100): past the clamp the term is a constant (no gradient)."""
+    out = p.log() if isinstance(p, Value) else Value(p).log()
+    return out if out.data >= -100.0 else Value(-100.0, dtype=out.dtype)
+
+
+def log_softmax(logits: Any, dim: int = -1) -> Any:
+    """zᵢ − log Σⱼ exp zⱼ for one sample's logits (a sequence of Values); Tensors: along ``dim``.
+
+    Computed stably: the largest logit is subtracted first (a constant, so no gradient changes).
+    """
+    tensor_fn = _tensor_version("log_softmax", logits)
+    if tensor_fn is not None:
+        return tensor_fn(logits, dim)
+    (zs,) = _float32(list(logits))
+    lse = _logsumexp(zs)
+    return [z - lse for z in zs]
+
+
+def _logsumexp(zs: Sequence[Any]) -> Any:
+    m = max(float(z) for z in zs)
+    if m != m or m in (float("inf"), float("-inf")):
+        m = 0.0
+    return sum((z - m).exp() for z in zs).log() + m
+
+
+def cross_entropy(logits: Any, targets: Any) -> Any:
+    """Mean over samples of −log softmax(z)[target] = log Σⱼ exp zⱼ − z_target.
+
+    Values: ``logits`` is one sample's sequence of Values with an int ``targets``,
+    or a sequence of such sequences with a sequence of ints.  Tensors: PyTorch's
+    ``cross_entropy(logits, targets)`` with class indices, mean reduction.
+    """
+    tensor_fn = _tensor_version("cross_entropy", logits)
+    if tensor_fn is not None:
+        return tensor_fn(logits, targets)
+    if len(logits) and not hasattr(logits[0], "__len__"):
+        logits, targets = [logits], [targets]
+    if len(logits) != len(targets):
+        raise ValueError("cross_entropy() needs one target class per sample\n"
+                         f"What to do: got {len(logits)} samples and {len(targets)} targets.")
+    if len(logits) == 0:
+        raise ValueError("cross_entropy() needs at least one sample")
+    losses = []
+    for zs, t in zip(logits, targets):
+        (zs,) = _float32(list(zs))
+        if not 0 <= int(t) < len(zs):
+            raise IndexError(f"Target {int(t)} is out of bounds.\n"
+                             f"What to do: targets are class indices in 0..{len(zs) - 1}.")
+        losses.append(_logsumexp(zs) - zs[int(t)])
+    return sum(losses) / len(losses)

@@ -9,9 +9,11 @@ from __future__ import annotations
 import random
 from typing import Any, Iterator, Sequence
 
+from ..optim import zero_grad
 from ..value import Value, dot
 
 ACTIVATIONS = ("relu", "tanh", "sigmoid", "linear")
+_NAMES = {"relu": "ReLU", "tanh": "Tanh", "sigmoid": "Sigmoid", "linear": "Linear"}  # micrograd's repr
 
 
 class Module:
@@ -22,11 +24,7 @@ class Module:
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Clear every parameter's ``.grad``: ``None`` by default (PyTorch's default), or 0."""
-        for p in self.parameters():
-            if set_to_none:
-                p.grad = None
-            elif p.grad is not None:
-                p.grad = p.grad * 0
+        zero_grad(self.parameters(), set_to_none)
 
     def forward(self, *args: Any) -> Any:
         raise NotImplementedError
@@ -68,7 +66,7 @@ class Neuron(Module):
         return self.w + [self.b]
 
     def __repr__(self) -> str:
-        kind = self.activation.capitalize() if self.nonlin else "Linear"
+        kind = _NAMES[self.activation] if self.nonlin else "Linear"
         return f"{kind}Neuron({len(self.w)})"
 
 

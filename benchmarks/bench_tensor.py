@@ -1,0 +1,231 @@
+"""Benchmark of the vectorized engine: micrograd2 Tensors on NumPy against torch on the CPU.
+
+    python benchmarks/bench_tensor.py            # the full run (a few minutes on 2 cores)
+    python benchmarks/bench_tensor.py --quick    # fewer repetitions, no scalar batch of 10,000
+
+What it measures, each timing a median over interleaved repetitions (micrograd2, torch, micrograd2, …):
+
+1. the machine: NumPy's BLAS (threadpoolctl: library, kernel, threads) and its float32 matmul peak;
+2. one training step (forward, cross-entropy, backward, SGD) of an MLP 784-512-512-10 on a batch of
+   512 float32, micrograd2 (device="cpu") against torch with the same number of threads, and the
+   GFLOP/s each achieves;
+3. the scalar engine against the Tensor engine on the two-moons MLP(2, [16, 16, 1]) at batch 100,
+   1,000 and 10,000 (one hinge-loss SGD step): where vectorizing starts to pay;
+4. the Python overhead of one tiny Tensor op ((2, 2) add) against torch's.
+
+The measurements run in a child process whose environment lacks ``OPENBLAS_CORETYPE`` and
+``OPENBLAS_L2_SIZE`` (set on some machines for old OpenBLAS builds; they slow a current NumPy), so
+the report names the kernel that actually ran.  Nothing else is changed.
+"""
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import statistics
+import subprocess
+import sys
+import time
+from typing import Any, Callable
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LAYERS = (784, 512, 512, 10)
+BATCH = 512
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repetitions; skip the slowest case")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if not args.child:
+        env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")}
+        removed = sorted(set(os.environ) - set(env))
+        env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
+        print(f"(child process without {', '.join(removed)})" if removed else "(OPENBLAS_CORETYPE not set)")
+        command = [sys.executable, os.path.abspath(__file__), "--child"] + (["--quick"] if args.quick else [])
+        sys.exit(subprocess.call(command, env=env))
+    run(args.quick)
+
+
+# -- timing -----------------------------------------------------------------------------------------
+def interleaved(fns: dict[str, Callable[[], Any]], reps: int, warmup: int = 2) -> dict[str, float]:
+    """Median seconds of each function, run in turn ``reps`` times after ``warmup`` rounds."""
+    times: dict[str, list[float]] = {name: [] for name in fns}
+    for i in range(warmup + reps):
+        for name, fn in fns.items():
+            gc.collect()
+            start = time.perf_counter()
+            fn()
+            elapsed = time.perf_counter() - start
+            if i >= warmup:
+                times[name].append(elapsed)
+    return {name: statistics.median(ts) for name, ts in times.items()}
+
+
+def per_call(fn: Callable[[], Any], n: int, rounds: int = 7) -> float:
+    """Median seconds per call of ``fn`` over ``rounds`` loops of ``n`` calls."""
+    results = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        for _ in range(n):
+            fn()
+        results.append((time.perf_counter() - start) / n)
+    return statistics.median(results)
+
+
+# -- the sections -----------------------------------------------------------------------------------------
+def machine(np: Any) -> tuple[int, float]:
+    """Print the BLAS in use and NumPy's float32 matmul peak; return (threads, peak GFLOP/s)."""
+    threads = 1
+    try:
+        from threadpoolctl import threadpool_info
+
+        for pool in threadpool_info():
+            if pool.get("user_api") == "blas":
+                threads = int(pool["num_threads"])
+                print(f"BLAS: {pool.get('internal_api')} {pool.get('version')}, kernel "
+                      f"{pool.get('architecture')}, {threads} thread(s)")
+    except ImportError:
+        threads = int(os.environ.get("OPENBLAS_NUM_THREADS", os.cpu_count() or 1))
+        print(f"threadpoolctl is not installed: assuming {threads} BLAS thread(s) (pip install threadpoolctl)")
+    n = 2048
+    a = np.random.default_rng(0).standard_normal((n, n)).astype(np.float32)
+    a @ a
+    seconds = min(timed(lambda: a @ a) for _ in range(5))
+    peak = 2 * n**3 / seconds / 1e9
+    print(f"NumPy float32 matmul {n}x{n}: {peak:.1f} GFLOP/s (the machine's peak as NumPy measures it)")
+    return threads, peak
+
+
+def timed(fn: Callable[[], Any]) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def mlp_step(np: Any, torch: Any, mg: Any, reps: int, peak: float) -> None:
+    from micrograd2.tensors import functional as F
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((BATCH, LAYERS[0])).astype(np.float32)
+    y = rng.integers(0, LAYERS[-1], BATCH)
+    model = mg.nn.TensorMLP(LAYERS[0], list(LAYERS[1:]), seed=0)
+    opt = mg.optim.SGD(model.parameters(), lr=0.01)
+    x_mg, y_mg = mg.tensor(X), mg.tensor(y, dtype="int64")
+
+    def step_mg() -> None:
+        loss = F.cross_entropy(model(x_mg), y_mg)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+    fns: dict[str, Callable[[], Any]] = {"micrograd2": step_mg}
+    if torch is not None:
+        layers: list[Any] = []
+        for i in range(len(LAYERS) - 1):
+            layers.append(torch.nn.Linear(LAYERS[i], LAYERS[i + 1]))
+            if i < len(LAYERS) - 2:
+                layers.append(torch.nn.ReLU())
+        tmodel = torch.nn.Sequential(*layers)
+        topt = torch.optim.SGD(tmodel.parameters(), lr=0.01)
+        x_t, y_t = torch.from_numpy(X), torch.from_numpy(y)
+
+        def step_torch() -> None:
+            loss = torch.nn.functional.cross_entropy(tmodel(x_t), y_t)
+            topt.zero_grad()
+            loss.backward()
+            topt.step()
+
+        fns["torch"] = step_torch
+    medians = interleaved(fns, reps)
+    weights = sum(LAYERS[i] * LAYERS[i + 1] for i in range(len(LAYERS) - 1))
+    later = sum(LAYERS[i] * LAYERS[i + 1] for i in range(1, len(LAYERS) - 1))
+    flops = 2 * BATCH * (2 * weights + later)  # forward, weight gradients, input gradients of layers 2..
+    print(f"\nMLP {'-'.join(map(str, LAYERS))}, batch {BATCH}, float32: one step = forward + cross-entropy + "
+          f"backward + SGD ({flops / 1e9:.2f} GFLOP)")
+    print(f"{'engine':<12}{'ms/step':>10}{'GFLOP/s':>10}{'% of peak':>11}")
+    for name, seconds in medians.items():
+        rate = flops / seconds / 1e9
+        print(f"{name:<12}{seconds * 1e3:>10.2f}{rate:>10.1f}{100 * rate / peak:>10.0f}%")
+    if "torch" in medians:
+        print(f"throughput micrograd2 / torch: {medians['torch'] / medians['micrograd2']:.2f}x  (target >= 1.0x)")
+
+
+def crossover(np: Any, mg: Any, quick: bool) -> None:
+    from micrograd2.data import make_moons
+    from micrograd2.nn.linear import TensorMLP
+
+    print("\nTwo moons, MLP(2, [16, 16, 1]), one hinge-loss SGD step: scalar engine vs Tensor engine (float32)")
+    print(f"{'batch':>7}{'scalar ms':>12}{'tensor ms':>12}{'speed-up':>10}")
+    for batch in (100, 1000) if quick else (100, 1000, 10000):
+        X, y = make_moons(batch, noise=0.1, seed=0)
+        labels = [2.0 * t - 1.0 for t in y]
+        scalar = mg.nn.MLP(2, [16, 16, 1], seed=0)
+        sopt = mg.optim.SGD(scalar.parameters(), lr=0.05)
+        vector = TensorMLP.from_mlp(mg.nn.MLP(2, [16, 16, 1], seed=0), dtype="float32")
+        vopt = mg.optim.SGD(vector.parameters(), lr=0.05)
+        xt, yt = mg.tensor(X), mg.tensor([[v] for v in labels])
+
+        def scalar_step() -> None:
+            loss = mg.nn.functional.hinge_loss([scalar(x) for x in X], labels)
+            sopt.zero_grad()
+            loss.backward()
+            sopt.step()
+
+        def tensor_step() -> None:
+            loss = mg.nn.functional.hinge_loss(vector(xt), yt)
+            vopt.zero_grad()
+            loss.backward()
+            vopt.step()
+
+        reps = 1 if batch >= 10000 else 3 if batch >= 1000 else 7
+        m = interleaved({"scalar": scalar_step, "tensor": tensor_step}, reps, warmup=1)
+        print(f"{batch:>7}{m['scalar'] * 1e3:>12.2f}{m['tensor'] * 1e3:>12.2f}{m['scalar'] / m['tensor']:>9.0f}x")
+
+
+def overhead(np: Any, torch: Any, mg: Any) -> None:
+    print("\nPython overhead of one tiny op: (2, 2) float32 add, microseconds per call")
+    a, b = mg.tensor([[1.0, 2.0], [3.0, 4.0]]), mg.tensor([[5.0, 6.0], [7.0, 8.0]])
+    ag = mg.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    na, nb = a.numpy(), b.numpy()
+    rows = [("numpy np.add (the floor)", lambda: np.add(na, nb)),
+            ("micrograd2 a + b", lambda: a + b),
+            ("micrograd2 a + b, a requires grad", lambda: ag + b)]
+    if torch is not None:
+        ta, tb = torch.tensor([[1.0, 2.0], [3.0, 4.0]]), torch.tensor([[5.0, 6.0], [7.0, 8.0]])
+        tg = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        rows += [("torch a + b", lambda: ta + tb), ("torch a + b, a requires grad", lambda: tg + tb)]
+    results = {name: per_call(fn, 20000) * 1e6 for name, fn in rows}
+    for name, us in results.items():
+        print(f"{name:<38}{us:>8.2f} us")
+    floor = results["numpy np.add (the floor)"]
+    mine = results["micrograd2 a + b, a requires grad"]
+    print(f"micrograd2 overhead above NumPy: {results['micrograd2 a + b'] - floor:.2f} us "
+          f"(recorded: {mine - floor:.2f} us; target <= 5 us)")
+    if torch is not None:
+        print(f"micrograd2 / torch per op: {results['micrograd2 a + b'] / results['torch a + b']:.2f}x, "
+              f"recorded {mine / results['torch a + b, a requires grad']:.2f}x")
+
+
+def run(quick: bool) -> None:
+    import numpy as np
+
+    import micrograd2 as mg
+
+    try:
+        import torch
+    except ImportError:
+        torch = None
+        print("torch is not installed: micrograd2 numbers only (pip install torch)")
+    threads, peak = machine(np)
+    if torch is not None:
+        torch.set_num_threads(threads)
+        print(f"torch {torch.__version__}: {torch.get_num_threads()} thread(s) (set to match NumPy's BLAS)")
+    mlp_step(np, torch, mg, reps=5 if quick else 15, peak=peak)
+    crossover(np, mg, quick)
+    overhead(np, torch, mg)
+
+
+if __name__ == "__main__":
+    main()

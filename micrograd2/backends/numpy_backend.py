@@ -1,0 +1,213 @@
+"""The ``"cpu"`` backend: :class:`~micrograd2.backends.base.ArrayBackend` over NumPy arrays.
+
+Every method returns an ``numpy.ndarray`` (never a NumPy scalar: a reduction to
+one number is a 0-d array), so the Tensor layer always holds arrays.  Results
+are computed by NumPy's own kernels (BLAS for ``matmul``); IEEE specials
+(``1/0 = inf``, ``log(-1) = nan``) come out silently, as in PyTorch: the ops
+that make them (``div``, ``pow``, ``log``, ``sqrt``, ``exp``) run under
+``numpy.errstate(all="ignore")``; the cheap ones (``add``, ``mul``…) skip that
+cost and rely on a warnings filter for this module.
+
+``bfloat16`` has no NumPy type: a bfloat16 array is stored as ``float32`` whose
+values are rounded to bfloat16 (8 significant bits, round to nearest even) by
+``astype(x, "bfloat16")`` / ``from_host(data, "bfloat16")``.
+"""
+from __future__ import annotations
+
+import warnings
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from .base import Array, ArrayBackend
+
+# NumPy warns on 1/0, log(0), overflow…; PyTorch computes IEEE results silently, and so do we.
+warnings.filterwarnings("ignore", category=RuntimeWarning, module=__name__)
+
+#: storage dtype of each dtype name (bfloat16 lives in float32 storage)
+STORAGE: dict[str, Any] = {
+    "float64": np.dtype(np.float64), "float32": np.dtype(np.float32), "float16": np.dtype(np.float16),
+    "bfloat16": np.dtype(np.float32), "int64": np.dtype(np.int64), "bool": np.dtype(np.bool_),
+}
+_NAMES = {np.dtype(np.float64): "float64", np.dtype(np.float32): "float32", np.dtype(np.float16): "float16",
+          np.dtype(np.int64): "int64", np.dtype(np.bool_): "bool", np.dtype(np.int32): "int32"}
+_ndarray = np.ndarray
+_add: Any = np.add  # (typed loosely: NumPy's stubs want literal keepdims)
+_maximum: Any = np.maximum
+
+
+def _arr(x: Any) -> Array:
+    """``x`` as an ndarray (NumPy turns 0-d results into scalars; we keep arrays)."""
+    return x if type(x) is _ndarray else np.asarray(x)
+
+
+def _relu(x: Array) -> Array:
+    return np.maximum(x, 0)
+
+
+def _sigmoid(x: Array) -> Array:
+    """σ(x) = 1/(1 + e⁻ˣ), written as ½(1 + tanh(x/2)): stable for any x, no overflow."""
+    out = np.tanh(x * 0.5)
+    out += 1
+    out *= 0.5
+    return out
+
+
+_BINARY: dict[str, Callable[[Any, Any], Any]] = {
+    "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide, "pow": np.power,
+    "maximum": np.maximum, "gt": np.greater, "eq": np.equal,
+}
+_QUIET = frozenset(("div", "pow", "log", "sqrt", "exp"))  # the ops whose IEEE specials are everyday
+_UNARY: dict[str, Callable[[Any], Any]] = {
+    "neg": np.negative, "exp": np.exp, "log": np.log, "tanh": np.tanh, "sqrt": np.sqrt, "abs": np.abs,
+    "relu": _relu, "sigmoid": _sigmoid, "sign": np.sign,
+}
+
+
+def round_bfloat16(x: Array) -> Array:
+    """float32 (or float64) values rounded to bfloat16, round to nearest even, kept as float32.
+
+    The rounding happens on float32's bits (so a float64 input is rounded twice, through float32):
+    add 0x7FFF plus the lowest kept bit, then clear the 16 low bits.  NaN stays NaN.
+    """
+    with np.errstate(all="ignore"):
+        f = np.array(x, dtype=np.float32, copy=True, order="C")
+    bits = f.view(np.uint32)
+    nan = np.isnan(f)
+    bits += np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))
+    bits &= np.uint32(0xFFFF0000)
+    if nan.any():
+        f[nan] = np.nan
+    return f
+
+
+class NumpyBackend(ArrayBackend):
+    """Arrays are ``numpy.ndarray``; every op is one NumPy call (views where NumPy gives views)."""
+
+    name = "cpu"
+
+    # -- creation and transfer -------------------------------------------------
+    def from_host(self, data: Any, dtype: str) -> Array:
+        if dtype == "bfloat16":
+            return round_bfloat16(np.asarray(data, dtype=np.float64))
+        return np.array(data, dtype=STORAGE[dtype], copy=True, order="C")
+
+    def to_host(self, x: Array) -> Any:
+        return x
+
+    def full(self, shape: tuple[int, ...], value: float, dtype: str) -> Array:
+        return np.full(shape, value, dtype=STORAGE[dtype])
+
+    # -- metadata ----------------------------------------------------------------
+    def shape(self, x: Array) -> tuple[int, ...]:
+        return x.shape  # type: ignore[no-any-return]
+
+    def dtype(self, x: Array) -> str:
+        return _NAMES.get(x.dtype) or x.dtype.name  # type: ignore[no-any-return]
+
+    def astype(self, x: Array, dtype: str) -> Array:
+        if dtype == "bfloat16":
+            return round_bfloat16(x)
+        target = STORAGE[dtype]
+        if x.dtype != target and x.dtype.itemsize > target.itemsize:  # a narrowing cast may overflow to inf
+            with np.errstate(all="ignore"):
+                return np.array(x, dtype=target, copy=True, order="C")
+        return np.array(x, dtype=target, copy=True, order="C")
+
+    # -- elementwise -------------------------------------------------------------
+    def binary(self, op: str, a: Array | float, b: Array | float) -> Array:
+        if op in _QUIET:
+            with np.errstate(all="ignore"):
+                return _arr(_BINARY[op](a, b))
+        out = _BINARY[op](a, b)
+        return out if type(out) is _ndarray else np.asarray(out)
+
+    def unary(self, op: str, x: Array) -> Array:
+        if op in _QUIET:
+            with np.errstate(all="ignore"):
+                return _arr(_UNARY[op](x))
+        return _arr(_UNARY[op](x))
+
+    def where(self, cond: Array, a: Array | float, b: Array | float) -> Array:
+        return _arr(np.where(cond, a, b))
+
+    # -- reductions ----------------------------------------------------------------
+    def sum(self, x: Array, axis: Any = None, keepdims: bool = False) -> Array:
+        return _arr(_add.reduce(x, axis=axis, keepdims=keepdims))
+
+    def max(self, x: Array, axis: Any = None, keepdims: bool = False) -> Array:
+        return _arr(_maximum.reduce(x, axis=axis, keepdims=keepdims))
+
+    def argmax(self, x: Array, axis: int, keepdims: bool = False) -> Array:
+        return _arr(np.argmax(x, axis=axis, keepdims=keepdims)).astype(np.int64, copy=False)
+
+    def sum_to_shape(self, x: Array, shape: tuple[int, ...]) -> Array:
+        if x.shape == shape:
+            return x
+        return super().sum_to_shape(x, shape)
+
+    # -- linear algebra and shape ------------------------------------------------
+    def matmul(self, a: Array, b: Array) -> Array:
+        return _arr(np.matmul(a, b))
+
+    def reshape(self, x: Array, shape: Sequence[int]) -> Array:
+        return x.reshape(shape)
+
+    def transpose(self, x: Array, axes: Sequence[int] | None = None) -> Array:
+        return x.transpose(axes)
+
+    def broadcast_to(self, x: Array, shape: tuple[int, ...]) -> Array:
+        return np.broadcast_to(x, shape)
+
+    def is_column_major(self, x: Array) -> bool:
+        return x.ndim == 2 and x.flags.f_contiguous and not x.flags.c_contiguous
+
+    # -- indexing ------------------------------------------------------------------
+    def getitem(self, x: Array, index: Any) -> Array:
+        return _arr(x[index])
+
+    def scatter_add(self, shape: tuple[int, ...], index: Any, values: Array, dtype: str) -> Array:
+        out = np.zeros(shape, dtype=STORAGE[dtype])
+        if _is_basic(index):
+            out[index] += values  # a view: no index repeats
+        else:
+            np.add.at(out, index, values)
+        return out
+
+    # -- fused ops for numerically stable losses ---------------------------------------
+    def log_softmax(self, x: Array, axis: int) -> Array:
+        """x − max − log Σ exp(x − max): no overflow for large x."""
+        with np.errstate(all="ignore"):
+            return self._log_softmax(x, axis)
+
+    @staticmethod
+    def _log_softmax(x: Array, axis: int) -> Array:
+        shifted = x - _maximum.reduce(x, axis=axis, keepdims=True)
+        e = np.exp(shifted)
+        shifted -= np.log(_add.reduce(e, axis=axis, keepdims=True))
+        return shifted
+
+    def take_along_rows(self, x: Array, targets: Array) -> Array:
+        return _arr(x[np.arange(x.shape[0]), targets])
+
+    def arange(self, n: int) -> Array:
+        return np.arange(n, dtype=np.int64)
+
+    # -- in place (optimizers, ``t += x``) -----------------------------------------------
+    def iadd(self, x: Array, y: Array | float, alpha: float = 1.0) -> None:
+        if alpha == 1.0:
+            np.add(x, y, out=x)
+        else:
+            np.add(x, np.multiply(y, alpha, dtype=x.dtype), out=x)
+
+    def imul(self, x: Array, y: Array | float) -> None:
+        np.multiply(x, y, out=x)
+
+    def assign(self, x: Array, y: Array | float) -> None:
+        np.copyto(x, y, casting="unsafe")
+
+
+def _is_basic(index: Any) -> bool:
+    """Is ``index`` made only of ints, slices, ``None`` and ``...`` (NumPy's basic indexing, a view)?"""
+    parts = index if isinstance(index, tuple) else (index,)
+    return all(p is None or p is Ellipsis or isinstance(p, (int, slice, np.integer)) for p in parts)

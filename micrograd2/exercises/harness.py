@@ -1,0 +1,213 @@
+"""What the pristine exercise tests use: find the student's module, and explain a wrong backward.
+
+* ``load_student(name, __file__)``: the student's module — from the workspace the
+  grader names in ``$MICROGRAD2_WORKSPACE``, else the folder above the tests
+  (``pytest`` run inside a workspace), else the packaged reference solution.
+* ``reference(name)``: the reference solution, from the packaged sources.
+* ``check_backward(student_fn, reference_fn, xs)``: run both under ``mg.trace()``
+  and raise ``Mistake`` at the first step of the backward walk where they differ,
+  matching nodes by their place in the walk (a student's ``MulBackward`` is the
+  built-in ``MulBackward0``'s twin), not by name.
+* ``engine_order(root)``: the nodes in the order the engine visits them.
+"""
+from __future__ import annotations
+
+import heapq
+import importlib.util
+import math
+import os
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Callable, Sequence
+
+import micrograd2 as mg
+from micrograd2.autograd import Node
+
+from . import catalog
+
+WORKSPACE_ENV = "MICROGRAD2_WORKSPACE"
+
+
+class Mistake(AssertionError):
+    """A failed check whose message says what is wrong and what to do (the grader shows its first line)."""
+
+
+def expect(condition: bool, message: str) -> None:
+    """Raise ``Mistake(message)`` unless ``condition``."""
+    if not condition:
+        raise Mistake(message)
+
+
+# -- finding the modules -------------------------------------------------------------------------
+def student_path(name: str, test_file: str | None = None) -> Path:
+    """Where the student's module ``name`` is (see the module docstring for the search order)."""
+    workspace = os.environ.get(WORKSPACE_ENV)
+    if workspace:
+        return Path(workspace) / f"{name}.py"
+    if test_file is not None:
+        candidate = Path(test_file).resolve().parent.parent / f"{name}.py"
+        if candidate.exists():
+            return candidate
+    return catalog.SOURCES / f"{name}.py"
+
+
+def load_module(path: Path, name: str) -> ModuleType:
+    """Import the file ``path`` as module ``name`` (once per path and process; its folder joins sys.path)."""
+    path = path.resolve()
+    cached = sys.modules.get(name)
+    if cached is not None and getattr(cached, "__file__", None) == str(path):
+        return cached
+    folder = str(path.parent)
+    if folder not in sys.path:
+        sys.path.append(folder)  # so a student may split helpers into other files
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module
+
+
+def load_student(name: str, test_file: str | None = None) -> ModuleType:
+    """The student's module ``name`` (e.g. ``"ex01_mul_sum"``)."""
+    return load_module(student_path(name, test_file), name)
+
+
+def reference(name: str) -> ModuleType:
+    """The packaged reference solution of module ``name``."""
+    return load_module(catalog.SOURCES / f"{name}.py", f"_reference_{name}")
+
+
+# -- comparing numbers -----------------------------------------------------------------------------
+def close(got: Any, expected: Any, rel: float = 1e-7, abs_: float = 1e-9) -> bool:
+    """Numbers equal up to rounding (nan equals nan, inf equals inf of the same sign)."""
+    if got is None or expected is None:
+        return got is None and expected is None
+    got, expected = float(getattr(got, "data", got)), float(getattr(expected, "data", expected))
+    if math.isnan(got) or math.isnan(expected):
+        return math.isnan(got) and math.isnan(expected)
+    return math.isclose(got, expected, rel_tol=rel, abs_tol=abs_)
+
+
+def show(x: Any) -> str:
+    """A number as a lesson prints it: ``3.0``, ``0.419974``, ``None``."""
+    if x is None:
+        return "None"
+    x = float(getattr(x, "data", x))
+    if math.isfinite(x) and x == int(x):
+        return repr(x)
+    return f"{x:.6g}"
+
+
+# -- traces ----------------------------------------------------------------------------------------
+def traced_backward(build: Callable[..., Any], xs: Sequence[float]) -> tuple[Any, list[Any], list[Any]]:
+    """Build ``build(*leaves)`` on fresh leaves labelled ``x0, x1…``, backpropagate, all under ``mg.trace()``.
+
+    Returns ``(root, leaves, backward events)``.
+    """
+    leaves = [mg.Value(x, requires_grad=True, label=f"x{i}") for i, x in enumerate(xs)]
+    with mg.trace() as t:
+        root = build(*leaves)
+        root.backward()
+    return root, leaves, [e for e in t.events if e.kind == "backward"]
+
+
+def check_backward(student_fn: Callable[..., Any], reference_fn: Callable[..., Any], xs: Sequence[float],
+                   what: str = "") -> None:
+    """Raise ``Mistake`` unless ``student_fn`` and ``reference_fn`` agree in forward, in every backward step
+    and in the leaves' gradients, at inputs ``xs``."""
+    at = ", ".join(f"x{i}={show(x)}" for i, x in enumerate(xs))
+    context = f" of {what} ({at})" if what else f" ({at})"
+    student_root, student_leaves, got = traced_backward(student_fn, xs)
+    reference_root, reference_leaves, want = traced_backward(reference_fn, xs)
+    expect(close(student_root.data, reference_root.data),
+           f"forward{context} is wrong: got {show(student_root.data)}, expected {show(reference_root.data)}")
+    message = first_difference(got, want, context)
+    if message is not None:
+        raise Mistake(message)
+    for i, (s, r) in enumerate(zip(student_leaves, reference_leaves)):
+        expect(close(s.grad, r.grad), f"x{i}.grad{context} is {show(s.grad)}, expected {show(r.grad)}")
+
+
+def first_difference(got: Sequence[Any], want: Sequence[Any], context: str = "") -> str | None:
+    """The first backward step where the student's events ``got`` differ from the reference's ``want``, as a
+    sentence (``None`` if they agree).  Step k of one walk is matched with step k of the other."""
+    for k, (g, w) in enumerate(zip(got, want), start=1):
+        node = f"{g.node} (the reference's {w.node})" if g.node != w.node else g.node
+        where = f"step {k} of the backward walk{context}: node {node}, output {show(w.output)}"
+        gs, ws = [v for _, v in g.grad_inputs], [v for _, v in w.grad_inputs]
+        if len(gs) != len(ws):
+            return f"{where}: backward returned {len(gs)} gradients, expected {len(ws)}"
+        if not close(g.grad_output, w.grad_output):
+            return f"{where}: received upstream gradient {show(g.grad_output)}, expected {show(w.grad_output)}"
+        for i, (a, b) in enumerate(zip(gs, ws)):
+            if b is not None and not close(a, b):  # None: the input needs no gradient, whatever is returned
+                return (f"{where}, upstream gradient {show(w.grad_output)}: its gradient for input {i} is "
+                        f"{show(a)}, expected {show(b)} (all inputs: got ({', '.join(map(show, gs))}), "
+                        f"expected ({', '.join(map(show, ws))}))")
+    if len(got) != len(want):
+        return f"the backward walk{context} visited {len(got)} nodes, expected {len(want)}"
+    return None
+
+
+# -- graphs ---------------------------------------------------------------------------------------------
+def consumers(start: Node) -> dict[Node, int]:
+    """For each node reachable from ``start``: how many edges (``next_functions`` entries) point at it."""
+    counts: dict[Node, int] = {start: 0}
+    stack = [start]
+    while stack:
+        node = stack.pop()
+        for nxt, _ in node.next_functions:
+            if nxt is None:
+                continue
+            if nxt not in counts:
+                counts[nxt] = 0
+                stack.append(nxt)
+            counts[nxt] += 1
+    return counts
+
+
+def engine_order(root: Any) -> list[Node]:
+    """The nodes reachable from ``root.grad_fn`` in the engine's visit order (the one created last among the
+    ready nodes goes first; an ``AccumulateGrad`` as soon as it is ready)."""
+    start = root.grad_fn
+    left = consumers(start)
+    order: list[Node] = []
+    ready = [(-start._seq, start)]
+    while ready:
+        node = heapq.heappop(ready)[1]
+        order.append(node)
+        for nxt, _ in node.next_functions:
+            if nxt is None:
+                continue
+            left[nxt] -= 1
+            if left[nxt] == 0:
+                if nxt.name() == "AccumulateGrad":
+                    order.append(nxt)
+                else:
+                    heapq.heappush(ready, (-nxt._seq, nxt))
+    return order
+
+
+def describe(node: Node, names: dict[Node, str]) -> str:
+    """A node by its name in this graph: ``MulBackward0#2``, or ``AccumulateGrad(x0)``."""
+    if node.name() == "AccumulateGrad":
+        leaf = getattr(node, "variable", None)
+        return f"AccumulateGrad({getattr(leaf, 'label', None) or '?'})"
+    return names.get(node, node.name())
+
+
+def node_names(start: Node) -> dict[Node, str]:
+    """``MulBackward0#1``, ``MulBackward0#2``… numbered in creation order, for messages."""
+    counts: dict[str, int] = {}
+    names: dict[Node, str] = {}
+    for node in sorted(consumers(start), key=lambda n: n._seq):
+        k = counts[node.name()] = counts.get(node.name(), 0) + 1
+        names[node] = f"{node.name()}#{k}"
+    return names

@@ -1,0 +1,407 @@
+"""``mg.trace()``: record what autograd does — every op and every backward step — as plain events.
+
+While a ``Tracer`` is active it listens to ``micrograd2.autograd.events`` (the
+core's hook point) and turns each announcement into a ``TraceEvent``: names
+instead of objects, value snapshots instead of Values.  It names what it sees
+once and for all: a node ``MulBackward0#3`` (the third ``MulBackward0`` of the
+trace), an unlabelled leaf ``leaf#2``, a number ``const``; a Value's own
+``label`` always wins.  Nodes and Values are only ever held weakly, so tracing
+never keeps a graph alive.
+
+With no tracer active the core pays one global read per op and per backward
+pass (``events.listening``); see ``benchmarks/bench_trace.py``.
+"""
+from __future__ import annotations
+
+import warnings
+import weakref
+from types import TracebackType
+from typing import Any, Callable
+
+from ..autograd import events
+from ..autograd.node import AccumulateGrad, Node, SavedOutput, SavedVariable
+from ..autograd.variable import Variable
+from .records import Pass, TraceEvent
+from .values import snapshot
+
+CONST = "const"  # the name of an input that is a plain number
+
+
+class _Ref(weakref.ref):  # type: ignore[type-arg]
+    """A weak reference that remembers its key in an ``IdentityMap``."""
+
+    __slots__ = ("key",)
+    key: int
+
+
+class IdentityMap:
+    """A dict keyed by object identity that holds its keys weakly (an entry goes when its key dies).
+
+    Faster than ``weakref.WeakKeyDictionary`` for lookups (no weak reference made
+    per lookup) and safe for keys whose ``==`` is elementwise (Tensors).
+    """
+
+    def __init__(self) -> None:
+        self._entries: dict[int, tuple[_Ref, Any]] = {}
+
+    def get(self, obj: Any, default: Any = None) -> Any:
+        entry = self._entries.get(id(obj))
+        return entry[1] if entry is not None and entry[0]() is obj else default
+
+    def __setitem__(self, obj: Any, value: Any) -> None:
+        ref = _Ref(obj, self._gone)
+        ref.key = id(obj)
+        self._entries[ref.key] = (ref, value)
+
+    def pop(self, obj: Any, default: Any = None) -> Any:
+        entry = self._entries.get(id(obj))
+        if entry is None or entry[0]() is not obj:
+            return default
+        del self._entries[id(obj)]
+        return entry[1]
+
+    def setdefault(self, obj: Any, default: Any) -> Any:
+        found = self.get(obj, _MISSING)
+        if found is _MISSING:
+            self[obj] = found = default
+        return found
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def _gone(self, ref: Any) -> None:
+        entry = self._entries.get(ref.key)
+        if entry is not None and entry[0] is ref:
+            del self._entries[ref.key]
+
+
+_MISSING = object()
+
+
+class NodeRecord:
+    """What the forward event taught us about a node: its inputs and its output."""
+
+    __slots__ = ("op", "output", "output_ref", "input_refs", "input_names", "input_values", "input_ids")
+
+    def __init__(self, op: str, output: Any, output_ref: Any, input_refs: tuple[Any, ...],
+                 input_names: tuple[str, ...], input_values: tuple[Any, ...],
+                 input_ids: tuple[str | None, ...]) -> None:
+        self.op, self.output, self.output_ref = op, output, output_ref
+        self.input_refs, self.input_names, self.input_values = input_refs, input_names, input_values
+        self.input_ids = input_ids
+
+
+class _PassState:
+    """A backward pass in progress: its record, the core's number for it, and the visit that ran last."""
+
+    __slots__ = ("record", "core", "last_step", "last_node")
+
+    def __init__(self, record: Pass, core: int | None) -> None:
+        self.record = record
+        self.core = core  # None: begun before the trace, number not known yet
+        self.last_step: int | None = None
+        self.last_node: Node | None = None
+
+
+class Tracer:
+    """Records autograd events while active (``with mg.trace() as t: ...``).
+
+    ``t.events`` lists the ``TraceEvent``\\ s in the order they happened, ``t.passes``
+    one ``Pass`` per backward call; ``t.narrate()`` and ``t.to_json()`` render them.
+    ``max_events`` bounds memory (later events are counted in ``t.dropped``);
+    ``on_pass_end(tracer, pass_)`` is called as each backward pass finishes.
+    Several tracers may be active at once; each records everything on its own.
+    """
+
+    def __init__(self, max_events: int = 1_000_000,
+                 on_pass_end: Callable[[Tracer, Pass], None] | None = None) -> None:
+        self.events: list[TraceEvent] = []
+        self.passes: list[Pass] = []
+        self.errors: list[str] = []  # failures inside the tracer itself (the traced code goes on)
+        self.dropped = 0
+        self.max_events = max_events
+        self.on_pass_end = on_pass_end
+        self.active = False
+        self._cleared = 0  # events removed by clear(): absolute index = list index + this
+        self._step = 0
+        self._counters: dict[str, int] = {}
+        self._ids = IdentityMap()  # node -> "MulBackward0#3"
+        self._records = IdentityMap()  # node -> NodeRecord
+        self._leaf_names = IdentityMap()  # unlabelled leaf -> "leaf#2"
+        self._pending = IdentityMap()  # node -> indices of events waiting for its step
+        self._core_passes: dict[int, _PassState] = {}
+        self._open: list[_PassState] = []
+
+    # -- on and off ---------------------------------------------------------------------------
+    def __enter__(self) -> Tracer:
+        if self.active:
+            raise RuntimeError(
+                "this tracer is already recording\n"
+                "What to do: use one `with` block per tracer, or make a second tracer with mg.trace()."
+            )
+        self.active = True
+        events.subscribe(self._listen)
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        events.unsubscribe(self._listen)
+        self.active = False
+
+    def clear(self) -> None:
+        """Forget the events recorded so far (names and step numbers carry on)."""
+        self._cleared += len(self.events)
+        self.events.clear()
+
+    # -- names ----------------------------------------------------------------------------------
+    def node_id(self, node: Node) -> str:
+        """This node's name in the trace, ``MulBackward0#3``, given on first sight."""
+        name = self._ids.get(node)
+        if name is None:
+            name = self._ids[node] = self._number(node.name())
+        return name
+
+    def name_of(self, x: Any) -> str:
+        """How the trace names ``x``: its label, else its node's id, ``leaf#k``, or ``const``."""
+        if not isinstance(x, Variable):
+            return CONST
+        if x.label:
+            return str(x.label)
+        if x.grad_fn is not None:
+            return self.node_id(x.grad_fn)
+        name = self._leaf_names.get(x)
+        if name is None:
+            name = self._leaf_names[x] = self._number("leaf")
+        return name
+
+    def known_id(self, node: Node) -> str | None:
+        """This node's name in the trace, or ``None`` if the trace never saw it."""
+        return self._ids.get(node)
+
+    def record_of(self, node: Node) -> NodeRecord | None:
+        """What the forward event of ``node`` recorded (inputs' names and values, output), if seen."""
+        return self._records.get(node)
+
+    def output_name(self, node: Node) -> str:
+        """The name of the Value ``node`` made: its label if it still has one, else the node's id."""
+        return self._output_name(node, self._records.get(node))
+
+    def _number(self, base: str) -> str:
+        k = self._counters.get(base, 0) + 1
+        self._counters[base] = k
+        return f"{base}#{k}"
+
+    def _input_name(self, x: Any, nxt: Node | None, fallback: str) -> str:
+        """Name input ``x`` (or, once it is gone, the node ``nxt`` its gradient goes to)."""
+        if x is not None and (x.label or nxt is None or type(nxt) is AccumulateGrad):
+            return self.name_of(x)
+        if nxt is None:
+            return fallback
+        if type(nxt) is AccumulateGrad:
+            leaf = nxt.variable
+            if leaf is not None:
+                return self.name_of(leaf)
+            return fallback if fallback != CONST else self.node_id(nxt)
+        return self.node_id(nxt)  # the node that made this input, as it was when the op ran
+
+    def _input_names(self, node: Node, record: NodeRecord | None) -> tuple[str, ...]:
+        if record is None:
+            return tuple(self._input_name(None, nxt, CONST) for nxt in node._next)
+        return tuple(
+            self._input_name(ref() if ref is not None else None, nxt, fallback)
+            for ref, nxt, fallback in zip(record.input_refs, node._next, record.input_names)
+        )
+
+    def _output_name(self, node: Node, record: NodeRecord | None) -> str:
+        out = record.output_ref() if record is not None and record.output_ref is not None else None
+        return str(out.label) if out is not None and out.label else self.node_id(node)
+
+    def _ids_of(self, node: Node) -> tuple[str | None, ...]:
+        return tuple(None if n is None else self.node_id(n) for n in node._next)
+
+    def _saved_of(self, node: Node) -> tuple[tuple[str | None, Any], ...]:
+        saved = node._saved
+        if not saved or not isinstance(saved, tuple):  # nothing saved, or already freed
+            return ()
+        out: list[tuple[str | None, Any]] = []
+        for item in saved:
+            if type(item) is SavedVariable:
+                out.append((self.name_of(item.variable), snapshot(item.variable.data)))
+            elif type(item) is SavedOutput:
+                out.append((self._output_name(node, self._records.get(node)), snapshot(item.data)))
+            elif item is not None:
+                out.append((None, snapshot(item)))
+        return tuple(out)
+
+    # -- listening ------------------------------------------------------------------------------
+    def _listen(self, kind: str, fields: dict[str, Any]) -> None:
+        handler = getattr(self, "_on_" + kind, None)
+        if handler is None:
+            return
+        try:
+            handler(**fields)
+        except Exception as exc:  # a tracer bug must never break the traced computation
+            if not self.errors:
+                warnings.warn(f"mg.trace: could not record a {kind!r} event ({exc!r}); the computation goes on",
+                              RuntimeWarning, stacklevel=2)
+            self.errors.append(f"{kind}: {exc!r}")
+
+    def _append(self, event: TraceEvent) -> int:
+        if len(self.events) >= self.max_events:
+            self.dropped += 1
+            return -1
+        self.events.append(event)
+        return self._cleared + len(self.events) - 1
+
+    def _defer(self, node: Node, event: TraceEvent) -> None:
+        """Record ``event``, which happened just before ``node``'s visit: it gets that visit's step."""
+        index = self._append(event)
+        if index >= 0:
+            self._pending.setdefault(node, []).append(index)
+
+    def _on_forward(self, node: Node | None, fn: type, inputs: tuple[Any, ...], output: Any) -> None:
+        values = tuple(snapshot(x) for x in inputs)
+        out = snapshot(output)
+        if node is None:  # not recorded: no input requires grad, or grad mode is off
+            names = tuple(self.name_of(x) for x in inputs)
+            self._append(TraceEvent("forward", node=_node_name(fn), label=self.name_of(output), op=fn.__name__,
+                                    output=out,
+                                    inputs=tuple(zip(names, values)), input_ids=(None,) * len(inputs)))
+            return
+        nid = self.node_id(node)
+        names = tuple(self._input_name(x if isinstance(x, Variable) else None, nxt, CONST)
+                      for x, nxt in zip(inputs, node._next))
+        refs = tuple(weakref.ref(x) if isinstance(x, Variable) else None for x in inputs)
+        ids = self._ids_of(node)
+        self._records[node] = NodeRecord(fn.__name__, out, weakref.ref(output), refs, names, values, ids)
+        self._append(TraceEvent("forward", node=node.name(), node_id=nid, label=self.name_of(output),
+                                op=fn.__name__, output=out, inputs=tuple(zip(names, values)),
+                                input_ids=ids, saved=self._saved_of(node)))
+
+    def _on_backward_start(self, roots: tuple[Any, ...], grads: tuple[Any, ...], pass_no: int) -> None:
+        starts = [r.grad_fn or r._accumulator for r in roots]
+        record = Pass(
+            pass_no=len(self.passes) + 1,
+            roots=tuple((self.name_of(r), snapshot(r.data)) for r in roots),
+            root_nodes=tuple(None if n is None else n.name() for n in starts),
+            root_ids=tuple(None if n is None else self.node_id(n) for n in starts),
+            seeds=tuple(snapshot(g) for g in grads),
+        )
+        self.passes.append(record)
+        state = self._core_passes[pass_no] = _PassState(record, pass_no)
+        self._open.append(state)
+
+    def _state(self, core_pass: int | None = None) -> _PassState:
+        """The pass an event belongs to (one begun before the trace gets a record of its own)."""
+        if core_pass is not None and core_pass in self._core_passes:
+            return self._core_passes[core_pass]
+        if self._open and (core_pass is None or self._open[-1].core is None):
+            state = self._open[-1]
+        else:
+            record = Pass(len(self.passes) + 1, (), (), (), ())
+            self.passes.append(record)
+            state = _PassState(record, None)
+            self._open.append(state)
+        if core_pass is not None and state.core is None:  # now we know the core's number for it
+            state.core = core_pass
+            self._core_passes[core_pass] = state
+        return state
+
+    def _on_backward_end(self, pass_no: int, failed: bool = False) -> None:
+        state = self._core_passes.pop(pass_no, None)
+        if state is None and self._open and self._open[-1].core is None:
+            state = self._open[-1]  # a pass begun before the trace, whose number was never seen
+        if state is None:
+            return
+        if state in self._open:
+            self._open.remove(state)
+        state.record.finished = not failed
+        if self.on_pass_end is not None:
+            self.on_pass_end(self, state.record)
+
+    def _on_visit(self, node: Node, grad_output: Any, grad_inputs: tuple[Any, ...], pass_no: int) -> None:
+        state = self._state(pass_no)
+        self._step += 1
+        step = self._step
+        record = self._records.get(node)
+        names = self._input_names(node, record)
+        op = record.op if record is not None else getattr(getattr(node, "_fn", None), "__name__", None)
+        self._append(TraceEvent(
+            "backward", step=step, pass_no=state.record.pass_no, node=node.name(), node_id=self.node_id(node),
+            label=self._output_name(node, record), op=op,
+            output=record.output if record is not None else None,
+            inputs=tuple(zip(names, record.input_values)) if record is not None else (),
+            input_ids=record.input_ids if record is not None else self._ids_of(node),
+            grad_output=snapshot(grad_output),
+            grad_inputs=tuple(zip(names, (snapshot(g) for g in grad_inputs))),
+            saved=self._saved_of(node),
+        ))
+        state.last_step, state.last_node = step, node
+        for index in self._pending.pop(node, ()):
+            i = index - self._cleared
+            if 0 <= i < len(self.events):
+                self.events[i].step = step
+
+    def _on_free(self, node: Node, saved: Any) -> None:
+        state = self._state()
+        step = state.last_step if state.last_node is node else None  # None: freed without a visit
+        self._append(TraceEvent("free", step=step, pass_no=state.record.pass_no, node=node.name(),
+                                node_id=self.node_id(node), label=self._output_name(node, self._records.get(node)),
+                                saved=self._saved_of(node)))
+
+    def _on_accumulate(self, node: Node, variable: Any, old: Any, new: Any) -> None:
+        state = self._state()
+        leaf = type(node) is AccumulateGrad
+        event = TraceEvent("accumulate", step=state.last_step if leaf else None, pass_no=state.record.pass_no,
+                           node="AccumulateGrad", node_id=self.node_id(node), label=self.name_of(variable),
+                           old=snapshot(old), new=snapshot(new), leaf=leaf)
+        if leaf:
+            self._append(event)
+        else:  # a retain_grad() write: it runs among the node's hooks, just before its visit
+            self._defer(node, event)
+
+    def _on_hook(self, node: Node, variable: Any, hook: Any, before: Any, after: Any) -> None:
+        state = self._state()
+        on_leaf = type(node) is AccumulateGrad
+        label = self.name_of(variable) if variable is not None else self._output_name(node, self._records.get(node))
+        event = TraceEvent("hook", step=state.last_step if on_leaf else None, pass_no=state.record.pass_no,
+                           node=node.name(), node_id=self.node_id(node), label=label,
+                           before=snapshot(before), after=snapshot(after),
+                           hook=getattr(hook, "__name__", None) or type(hook).__name__)
+        if on_leaf:
+            self._append(event)
+        else:
+            self._defer(node, event)
+
+    # -- renderings -------------------------------------------------------------------------------
+    def backward_events(self) -> list[TraceEvent]:
+        """The backward visits only, in step order."""
+        return [e for e in self.events if e.kind == "backward"]
+
+    def narrate(self, verbosity: str = "steps", color: bool | None = None) -> str:
+        """The events as lesson text (``summary``, ``steps`` or ``full``); each line is also
+        logged on the ``micrograd2.trace`` logger at INFO.  ``color=None``: ANSI colours
+        only on a terminal and when ``NO_COLOR`` is unset."""
+        from .narrate import narrate
+
+        return narrate(self.events, self.passes, verbosity=verbosity, color=color, dropped=self.dropped)
+
+    def to_json(self) -> str:
+        """The events as JSON lines, one object per event."""
+        import json
+
+        return "\n".join(json.dumps(e.to_dict(), ensure_ascii=False) for e in self.events)
+
+    def __repr__(self) -> str:
+        state = "recording" if self.active else "stopped"
+        return f"<Tracer {state}: {len(self.events)} events, {len(self.passes)} backward passes>"
+
+
+def _node_name(fn: type) -> str | None:
+    node_class = getattr(fn, "_node_class", None)
+    return node_class.__name__ if node_class is not None else None
+
+
+def trace(max_events: int = 1_000_000, on_pass_end: Callable[[Tracer, Pass], None] | None = None) -> Tracer:
+    """A new ``Tracer``: ``with mg.trace() as t:`` records every op and backward step inside the block."""
+    return Tracer(max_events=max_events, on_pass_end=on_pass_end)

@@ -1,0 +1,251 @@
+"""``mg.draw``: a graph as a ``graphviz.Digraph`` — PyTorch's autograd view or micrograd's value view.
+
+Colours are fixed, and every diagram carries them in a legend cluster:
+
+* ``lightblue``        — a leaf that requires grad (with its data and ``.grad``)
+* ``lightyellow``      — a constant: a number or a Value that needs no gradient
+* ``lightgrey``        — a ``grad_fn`` node (and ``AccumulateGrad``); in the value view, an op
+* ``orange``           — a value saved for backward (``show_saved=True``)
+* ``darkolivegreen1``  — the output (the root you drew)
+* ``white``            — an intermediate Value (value view)
+* a **red** outline and red edges — with ``trace=t, highlight=k``: the node visited at
+  step ``k`` and the edges its gradients travel, labelled with those gradients
+
+Edges point the way the forward pass went (input → op).  ``view="autograd"``
+draws what torchviz draws for PyTorch: one box per ``grad_fn`` with its name,
+``AccumulateGrad`` to each leaf, inputs that need no gradient left out.
+``view="value"`` draws micrograd's picture: every Value (label | data | grad)
+with its op between them; see ``viz/graph.py`` for where each number comes
+from (the graph keeps nodes, not Values: a trace fills in what it recorded).
+A graph of more than ``MAX_NODES`` nodes becomes a one-box summary.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import graphviz
+
+from ..autograd.node import FREED
+from ..autograd.variable import Variable
+from ..tracing.values import format_value
+from .graph import COUNT_LIMIT, MAX_NODES, Progress, Skeleton, SNode, from_root, progress
+
+if TYPE_CHECKING:
+    from ..tracing import Tracer
+
+LEAF, CONSTANT, GRAD_FN, SAVED, OUTPUT, VALUE = (
+    "lightblue", "lightyellow", "lightgrey", "orange", "darkolivegreen1", "white")
+HIGHLIGHT = "red"
+LEGEND = (
+    ("leaf", "leaf that requires grad", LEAF),
+    ("constant", "constant (needs no grad)", CONSTANT),
+    ("grad_fn", "grad_fn node", GRAD_FN),
+    ("saved", "saved for backward", SAVED),
+    ("output", "output", OUTPUT),
+)
+VIEWS = ("autograd", "value")
+RANKDIRS = ("LR", "TB", "RL", "BT")
+
+SYMBOLS = {  # the value view's op labels
+    "AddBackward0": "+", "SubBackward0": "−", "RsubBackward1": "c −", "NegBackward0": "neg",
+    "MulBackward0": "*", "DivBackward0": "/", "PowBackward0": "** p", "PowBackward1": "**",
+    "PowBackward2": "c **", "ExpBackward0": "exp", "LogBackward0": "log", "TanhBackward0": "tanh",
+    "ReluBackward0": "relu", "SigmoidBackward0": "σ", "SqrtBackward0": "√", "AbsBackward0": "abs",
+    "SumBackward0": "sum", "DotBackward0": "dot", "ToCopyBackward0": "to", "ZeroBackward0": "zero_",
+}
+
+
+def draw(root: Any, view: str = "autograd", rankdir: str = "LR", show_saved: bool = False,
+         trace: Tracer | None = None, highlight: int | None = None) -> graphviz.Digraph:
+    """The graph that produced ``root`` as a ``graphviz.Digraph`` (see the module docstring for colours).
+
+    ``trace=t`` names nodes as the trace did and fills in what it recorded;
+    with ``highlight=k`` the node visited at step ``k`` is outlined in red, the
+    gradients it sends label its edges, and every ``.grad`` shows its value as of
+    that step.  Render with ``mg.render(g, "graph.svg")``, or show it in Jupyter.
+    """
+    if not isinstance(root, Variable):
+        raise TypeError(f"draw() needs a Value or a Tensor, got {type(root).__name__}")
+    _check_options(view, rankdir)
+    if highlight is not None and trace is None:
+        raise ValueError("highlight=k needs the trace it refers to\nWhat to do: call draw(root, trace=t, highlight=k).")
+    pr = progress(trace, highlight) if trace is not None else None
+    return digraph(from_root(root, trace, show_saved), view, rankdir, pr)
+
+
+def _check_options(view: str, rankdir: str) -> None:
+    if view not in VIEWS:
+        raise ValueError(f"view must be 'autograd' or 'value', got {view!r}\n"
+                         "What to do: view='autograd' draws grad_fn nodes, view='value' draws every Value.")
+    if rankdir not in RANKDIRS:
+        raise ValueError(f"rankdir must be one of {', '.join(RANKDIRS)}, got {rankdir!r}\n"
+                         "What to do: 'LR' draws left to right, 'TB' top to bottom.")
+
+
+def digraph(sk: Skeleton, view: str = "autograd", rankdir: str = "LR", pr: Progress | None = None,
+            name: str = "micrograd2") -> graphviz.Digraph:
+    """A skeleton (``viz.graph``) drawn in ``view``, annotated with a trace's progress."""
+    _check_options(view, rankdir)
+    g = graphviz.Digraph(name, graph_attr={"rankdir": rankdir, "fontname": "Helvetica"},
+                         node_attr={"style": "filled", "shape": "box", "fontname": "Helvetica", "fontsize": "11"},
+                         edge_attr={"fontname": "Helvetica", "fontsize": "10"})
+    if sk.too_large:
+        _summary(g, sk)
+    elif view == "autograd":
+        _AutogradView(g, sk, pr).draw()
+    else:
+        _ValueView(g, sk, pr).draw()
+    _legend(g, view, pr)
+    if pr is not None and pr.event is not None:
+        ev = pr.event
+        where = "" if pr.current in sk.nodes or sk.too_large else " (not in this graph)"
+        g.attr(label=f"step {ev.step} (pass {ev.pass_no}): {ev.node} {ev.node_id}{where}", labelloc="t")
+    return g
+
+
+def _lines(*parts: str) -> str:
+    """A multi-line label: each part on its own line, backslashes in names kept literal."""
+    return "\\n".join(p.replace("\\", "\\\\") for p in parts)
+
+
+def _record(*fields: str) -> str:
+    esc = {c: "\\" + c for c in "{}|<>\\"}
+    return "{ " + " | ".join("".join(esc.get(c, c) for c in f) for f in fields) + " }"
+
+
+class _View:
+    """What both views share: unique ids, gradient text, the output, highlighting."""
+
+    def __init__(self, g: graphviz.Digraph, sk: Skeleton, pr: Progress | None) -> None:
+        self.g, self.sk, self.pr = g, sk, pr
+        self.used: set[str] = set(sk.nodes)
+
+    def unique(self, base: str) -> str:
+        name, k = base, 1
+        while name in self.used:
+            k += 1
+            name = f"{base} ({k})"
+        self.used.add(name)
+        return name
+
+    def grad(self, node: SNode) -> str:
+        pr = self.pr
+        if pr is not None and node.id in pr.grads:
+            suffix = " (so far)" if node.id in pr.partial else ""
+            return format_value(pr.grads[node.id]) + suffix
+        if pr is not None and not node.is_leaf and node.id != self.sk.root_id:
+            return "—"
+        if node.grad is None and not node.is_leaf:
+            return "—"
+        return format_value(node.grad)
+
+    def data(self, node: SNode) -> str:
+        return "?" if node.data is None else format_value(node.data)
+
+    def node_attrs(self, node_id: str) -> dict[str, str]:
+        if self.pr is not None and self.pr.current == node_id:
+            return {"color": HIGHLIGHT, "penwidth": "3"}
+        return {}
+
+    def edge(self, src: str, dst: str, target: str | None, into: str) -> None:
+        """An edge src → dst carrying input ``target``'s gradient from node ``into``."""
+        pr = self.pr
+        if pr is not None and pr.current == into and target is not None and target in pr.flows:
+            g = format_value(pr.flows[target])
+            self.g.edge(src, dst, label=f"grad {g}", color=HIGHLIGHT, fontcolor=HIGHLIGHT, penwidth="2")
+        else:
+            self.g.edge(src, dst)
+
+
+class _AutogradView(_View):
+    def draw(self) -> None:
+        sk, g = self.sk, self.g
+        for node in sk.nodes.values():
+            if node.is_leaf:
+                g.node(node.id, "AccumulateGrad", fillcolor=GRAD_FN, **self.node_attrs(node.id))
+                var = self.unique(node.label)
+                color = OUTPUT if node.id == sk.root_id else LEAF
+                g.node(var, _lines(node.label, f"data {self.data(node)}", f"grad {self.grad(node)}"), fillcolor=color)
+                g.edge(var, node.id)
+                continue
+            text = _lines(node.name) if node.label in (node.id, "") else _lines(node.name, node.label)
+            g.node(node.id, text, fillcolor=GRAD_FN, **self.node_attrs(node.id))
+            for inp in node.inputs:
+                if inp.id is not None and inp.id in sk.nodes:
+                    self.edge(inp.id, node.id, inp.id, node.id)
+            self.saved(node)
+        if sk.root_id is not None and sk.root_id in sk.nodes and not sk.nodes[sk.root_id].is_leaf:
+            out = self.unique(sk.root_label if sk.root_label != sk.root_id else "output")
+            root = sk.nodes[sk.root_id]
+            g.node(out, _lines(sk.root_label, f"data {format_value(sk.root_data)}", f"grad {self.grad(root)}"),
+                   fillcolor=OUTPUT)
+            g.edge(sk.root_id, out)
+        elif sk.root_id is None:  # a Value outside any graph
+            g.node(self.unique(sk.root_label), _lines(sk.root_label, f"data {format_value(sk.root_data)}"),
+                   fillcolor=OUTPUT)
+
+    def saved(self, node: SNode) -> None:
+        if node.saved is None:
+            return
+        if node.saved is FREED or isinstance(node.saved, str):
+            box = self.unique(f"{node.id} saved")
+            self.g.node(box, "saved values freed", fillcolor=SAVED, style="filled,dashed")
+            self.g.edge(box, node.id, style="dashed", arrowhead="none")
+            return
+        for j, (name, value) in enumerate(node.saved):
+            box = self.unique(f"{node.id} saved {j}")
+            text = _lines(format_value(value)) if name is None else _lines(name, format_value(value))
+            self.g.node(box, text, fillcolor=SAVED)
+            self.g.edge(box, node.id, style="dashed", arrowhead="none")
+
+
+class _ValueView(_View):
+    def draw(self) -> None:
+        sk, g = self.sk, self.g
+        for node in sk.nodes.values():
+            color = OUTPUT if node.id == sk.root_id else LEAF if node.is_leaf else VALUE
+            g.node(node.id, _record(node.label, f"data {self.data(node)}", f"grad {self.grad(node)}"),
+                   shape="record", fillcolor=color)
+            if node.is_leaf:
+                continue
+            op = self.unique(f"{node.id} op")
+            g.node(op, _lines(SYMBOLS.get(node.name, node.name.replace("Backward", ""))), shape="ellipse",
+                   fillcolor=GRAD_FN, **self.node_attrs(node.id))
+            g.edge(op, node.id)
+            for i, inp in enumerate(node.inputs):
+                if inp.id is not None and inp.id in sk.nodes:
+                    self.edge(inp.id, op, inp.id, node.id)
+                elif inp.id is None and inp.value is not None:  # known from a trace: draw the constant
+                    const = self.unique(f"{node.id} input {i}")
+                    g.node(const, _record(inp.name, f"data {format_value(inp.value)}"), shape="record",
+                           fillcolor=CONSTANT)
+                    g.edge(const, op)
+
+
+def _summary(g: graphviz.Digraph, sk: Skeleton) -> None:
+    count = f"more than {COUNT_LIMIT:,}" if sk.truncated else f"{sk.count:,}"
+    common = ", ".join(f"{name} × {n:,}" for name, n in sk.kinds.most_common(4))
+    text = _lines(f"This graph has {count} nodes: too many to draw (the limit is {MAX_NODES}).",
+                  f"Most common{' among those counted' if sk.truncated else ''}: {common}",
+                  "Draw a smaller part, e.g. mg.draw(an intermediate Value).")
+    g.node("summary", text, shape="note", fillcolor="white")
+    g.node("output", _lines(sk.root_label, f"data {format_value(sk.root_data)}"), fillcolor=OUTPUT)
+    g.edge("summary", "output", style="dashed")
+
+
+def _legend(g: graphviz.Digraph, view: str, pr: Progress | None) -> None:
+    with g.subgraph(name="cluster_legend") as c:
+        c.attr(label="legend", fontsize="10", style="rounded", color="grey")
+        entries = list(LEGEND)
+        if view == "value":
+            entries.append(("value", "intermediate value", VALUE))
+        names = []
+        for key, text, color in entries:
+            names.append(f"legend {key}")
+            c.node(names[-1], text, fillcolor=color, fontsize="9", height="0.3")
+        if pr is not None and pr.current is not None:
+            names.append("legend step")
+            c.node(names[-1], f"visited at step {pr.step}", fillcolor=GRAD_FN, color=HIGHLIGHT,
+                   penwidth="3", fontsize="9", height="0.3")
+        for a, b in zip(names, names[1:]):  # one row (a column with rankdir=TB), beside the graph
+            c.edge(a, b, style="invis")

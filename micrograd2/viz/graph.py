@@ -1,0 +1,317 @@
+"""The graph a diagram shows, as plain data: read from a live root, or from a trace's backward pass.
+
+Both diagrams start from a *skeleton*: one ``SNode`` per autograd node
+(``grad_fn`` or ``AccumulateGrad``) with what is known of the Value it made —
+name, data, ``.grad`` — and one ``SInput`` per forward input.  It comes from
+
+* ``from_root(root, tracer)``: the live graph.  The graph holds nodes, not
+  Values, so a leaf is found through ``AccumulateGrad.variable``, the root is
+  the Value given, and an intermediate Value's data comes from the tracer (if it
+  recorded the op), else from a saved output (``exp``, ``tanh``…), else is
+  unknown (``?``).  Numbers and Values that need no gradient have no edge in
+  the graph: they appear only when a tracer recorded the op.
+* ``from_pass(tracer, pass_no)``: the graph as one backward pass walked it,
+  rebuilt from the trace's events alone (the step-through page uses this).
+
+Traversal is iterative and stops at ``MAX_NODES``; past that the skeleton only
+counts (up to ``COUNT_LIMIT``), so a 10^6-node graph is summarized at once.
+``progress(tracer, step)`` says what a trace had done by a step: the node it
+visited, the gradients travelling from it, and the gradients filled so far.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..autograd.node import FREED, AccumulateGrad, Node, SavedOutput, SavedVariable
+from ..autograd.variable import Variable
+
+if TYPE_CHECKING:
+    from ..tracing import TraceEvent, Tracer
+
+MAX_NODES = 500  # larger graphs are summarized, not drawn
+COUNT_LIMIT = 100_000  # a summary stops counting here
+
+
+@dataclass
+class SInput:
+    """One forward input of a node: the node its gradient goes to (``None``: no gradient), name, value."""
+
+    id: str | None
+    name: str
+    value: Any = None
+
+
+@dataclass
+class SNode:
+    """One autograd node and the Value it made (for ``AccumulateGrad``: its leaf)."""
+
+    id: str
+    name: str  # MulBackward0, AccumulateGrad
+    label: str  # the Value's name: its label, MulBackward0#2, leaf#1
+    data: Any = None  # None: unknown
+    grad: Any = None
+    inputs: list[SInput] = field(default_factory=list)
+    saved: Any = None  # ((name, value), ...) or FREED; None when not asked for
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.name == "AccumulateGrad"
+
+
+@dataclass
+class Skeleton:
+    """A graph to draw: nodes by id (inputs first is not guaranteed), the root, or a summary's counts."""
+
+    nodes: dict[str, SNode]
+    root_id: str | None
+    root_label: str
+    root_data: Any
+    root_grad: Any = None
+    count: int = 0  # nodes counted (all of them unless ``truncated``)
+    truncated: bool = False  # counting stopped at COUNT_LIMIT
+    kinds: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def too_large(self) -> bool:
+        return self.count > MAX_NODES
+
+
+def _collect(start: Node | None) -> tuple[list[Node], int, bool, Counter[str]]:
+    """Nodes reachable from ``start``, breadth first, no recursion; counting stops at COUNT_LIMIT.
+
+    Returns the nodes, how many were counted, whether counting stopped early, and
+    (for a graph too large to draw) how many nodes of each kind were counted.
+    """
+    if start is None:
+        return [], 0, False, Counter()
+    seen = {start}
+    order = [start]
+    i = 0
+    while i < len(order):
+        for nxt in order[i]._next:
+            if nxt is not None and nxt not in seen:
+                if len(order) >= COUNT_LIMIT:
+                    return order, len(order), True, Counter(n.name() for n in order)
+                seen.add(nxt)
+                order.append(nxt)
+        i += 1
+    kinds = Counter(n.name() for n in order) if len(order) > MAX_NODES else Counter()
+    return order, len(order), False, kinds
+
+
+class _Namer:
+    """Ids and names for a live graph: the tracer's where it has them, else numbered by creation order."""
+
+    def __init__(self, nodes: list[Node], tracer: Tracer | None) -> None:
+        self.tracer = tracer
+        self.ids: dict[Node, str] = {}
+        self.leaves: dict[int, str] = {}
+        taken: set[str] = set()
+        unknown = []
+        for node in nodes:
+            known = tracer.known_id(node) if tracer is not None else None
+            if known is None:
+                unknown.append(node)
+            else:
+                self.ids[node] = known
+                taken.add(known)
+        counters: Counter[str] = Counter()
+        for node in sorted(unknown, key=lambda n: n._seq):
+            base = node.name()
+            while True:
+                counters[base] += 1
+                candidate = f"{base}#{counters[base]}"
+                if candidate not in taken:
+                    break
+            self.ids[node] = candidate
+            taken.add(candidate)
+        leaf_count = 0
+        for node in sorted((n for n in nodes if type(n) is AccumulateGrad), key=lambda n: n._seq):
+            leaf = node.variable
+            if leaf is not None and not leaf.label and tracer is None:
+                leaf_count += 1
+                self.leaves[id(leaf)] = f"leaf#{leaf_count}"
+
+    def name(self, x: Any) -> str:
+        """A Value's name in the diagram: its label, its node's id, ``leaf#k``, or ``const``."""
+        if isinstance(x, Variable) and not x.label and x.grad_fn is not None and x.grad_fn in self.ids:
+            return self.ids[x.grad_fn]
+        if self.tracer is not None:
+            return self.tracer.name_of(x)
+        if not isinstance(x, Variable):
+            return "const"
+        if x.label:
+            return str(x.label)
+        return self.leaves.get(id(x), "leaf")
+
+
+def _saved_items(node: Node, namer: _Namer, output_label: str) -> Any:
+    saved = node._saved
+    if saved is FREED:
+        return FREED
+    out: list[tuple[str | None, Any]] = []
+    for item in saved or ():
+        if type(item) is SavedVariable:
+            out.append((namer.name(item.variable), item.variable.data))
+        elif type(item) is SavedOutput:
+            out.append((output_label, item.data))
+        elif item is not None:
+            out.append((None, item))
+    return tuple(out)
+
+
+def _saved_output(node: Node) -> Any:
+    for item in node._saved if isinstance(node._saved, tuple) else ():
+        if type(item) is SavedOutput:
+            return item.data
+    return None
+
+
+def from_root(root: Any, tracer: Tracer | None = None, show_saved: bool = False) -> Skeleton:
+    """The skeleton of the live graph that produced ``root`` (see the module docstring)."""
+    start = root.grad_fn or root._accumulator
+    nodes, count, truncated, kinds = _collect(start)
+    if count > MAX_NODES:  # a summary: only the root is named
+        return Skeleton({}, start.name() if start is not None else None, str(root.label or "output"), root.data,
+                        root._grad, count, truncated, kinds)
+    namer = _Namer(nodes, tracer)
+    root_label = namer.name(root)
+    sk = Skeleton({}, None, root_label, root.data, root._grad, count, truncated, kinds)
+    if start is None:
+        return sk
+    sk.root_id = namer.ids[start]
+    for node in nodes:
+        sk.nodes[namer.ids[node]] = _live_node(node, namer, tracer, show_saved, root_label if node is start else None)
+    top = sk.nodes[sk.root_id]
+    if not top.is_leaf:
+        top.data, top.grad = root.data, root._grad
+    return sk
+
+
+def _live_node(node: Node, namer: _Namer, tracer: Tracer | None, show_saved: bool, label: str | None) -> SNode:
+    """One node of a live graph; ``label`` names its output when known (the root's)."""
+    nid = namer.ids[node]
+    if type(node) is AccumulateGrad:
+        leaf = node.variable
+        if leaf is None:
+            return SNode(nid, "AccumulateGrad", nid)
+        return SNode(nid, "AccumulateGrad", namer.name(leaf), leaf.data, leaf._grad)
+    record = tracer.record_of(node) if tracer is not None else None
+    if label is None:
+        label = tracer.output_name(node) if tracer is not None else nid
+    inputs = []
+    for i, nxt in enumerate(node._next):
+        target = None if nxt is None else namer.ids.get(nxt)
+        if record is not None:
+            inputs.append(SInput(target, record.input_names[i], record.input_values[i]))
+        elif nxt is None:
+            inputs.append(SInput(None, "const"))
+        else:
+            leaf = nxt.variable if type(nxt) is AccumulateGrad else None
+            inputs.append(SInput(target, namer.name(leaf) if leaf is not None else namer.ids[nxt]))
+    data = record.output if record is not None else _saved_output(node)
+    saved = _saved_items(node, namer, label) if show_saved else None
+    return SNode(nid, node.name(), label, data, None, inputs, saved)
+
+
+def _class_of(node_id: str) -> str:
+    return node_id.rsplit("#", 1)[0]
+
+
+def from_pass(tracer: Tracer, pass_no: int, show_saved: bool = False) -> Skeleton:
+    """The graph of backward pass ``pass_no`` as the trace recorded it (no live objects needed).
+
+    ``show_saved``: each visited node carries what it had saved when it was visited.
+    """
+    p = tracer.passes[pass_no - 1]
+    sk = Skeleton({}, p.root_ids[0] if p.root_ids else None,
+                  p.roots[0][0] if p.roots else "output", p.roots[0][1] if p.roots else None)
+    for ev in tracer.events:
+        if ev.pass_no != pass_no:
+            continue
+        if ev.kind == "backward" and ev.node_id is not None:
+            values = [v for _, v in ev.inputs] or [None] * len(ev.grad_inputs)
+            sk.nodes[ev.node_id] = SNode(ev.node_id, ev.node or "", ev.label or ev.node_id, ev.output, None, [
+                SInput(target, name, value)
+                for target, (name, _), value in zip(ev.input_ids, ev.grad_inputs, values)
+            ], ev.saved if show_saved else None)
+        elif ev.kind == "accumulate" and ev.leaf and ev.node_id is not None and ev.node_id not in sk.nodes:
+            sk.nodes[ev.node_id] = SNode(ev.node_id, "AccumulateGrad", ev.label or ev.node_id)
+    for node in list(sk.nodes.values()):  # inputs never visited: leaves, or nodes no gradient reached
+        for inp in node.inputs:
+            if inp.id is not None and inp.id not in sk.nodes:
+                sk.nodes[inp.id] = SNode(inp.id, _class_of(inp.id), inp.name, inp.value)
+            elif inp.id is not None and sk.nodes[inp.id].is_leaf and sk.nodes[inp.id].data is None:
+                sk.nodes[inp.id].data = inp.value
+    if sk.root_id is not None and sk.root_id not in sk.nodes:
+        sk.nodes[sk.root_id] = SNode(sk.root_id, _class_of(sk.root_id), sk.root_label, sk.root_data)
+    sk.count = len(sk.nodes)
+    if sk.too_large:
+        sk.kinds = Counter(n.name for n in sk.nodes.values())
+        sk.nodes = {}
+    return sk
+
+
+# -- what a trace had done by a step ---------------------------------------------------------------
+@dataclass
+class Progress:
+    """The state of a trace after step ``step`` (``None``: after its last event)."""
+
+    step: int | None
+    current: str | None = None  # node_id visited at ``step``
+    flows: dict[str, Any] = field(default_factory=dict)  # input node_id -> gradient sent at ``step``
+    grads: dict[str, Any] = field(default_factory=dict)  # node_id -> gradient filled so far
+    partial: set[str] = field(default_factory=set)  # nodes whose gradient is still incomplete
+    visited: set[str] = field(default_factory=set)  # nodes visited in this pass by ``step``
+    event: TraceEvent | None = None
+
+
+def _add(a: Any, b: Any) -> Any:
+    if a is None:
+        return b
+    try:
+        return a + b
+    except TypeError:  # summaries of large arrays cannot be added
+        return b
+
+
+def progress(tracer: Tracer, step: int | None) -> Progress:
+    """What the trace had done by ``step``: visited node, flowing gradients, gradients filled so far."""
+    events = tracer.events
+    target = next((e for e in events if e.kind == "backward" and e.step == step), None) if step else None
+    if step is not None and target is None:
+        steps = [e.step for e in events if e.kind == "backward"]
+        raise ValueError(
+            f"step {step} is not in this trace (its backward steps are "
+            f"{f'{steps[0]} to {steps[-1]}' if steps else 'none'})\n"
+            "What to do: pass highlight=k with k one of the trace's steps (see t.backward_events())."
+        )
+    last = max((i for i, e in enumerate(events) if step is None or e.step == step), default=-1)
+    pass_no = target.pass_no if target is not None else max((e.pass_no or 0 for e in events), default=0)
+    pr = Progress(step, event=target)
+    before: dict[str, Any] = {}
+    for i, ev in enumerate(events):
+        if ev.kind == "accumulate" and ev.leaf and ev.node_id is not None:
+            if i <= last:
+                pr.grads[ev.node_id] = ev.new
+            else:
+                before.setdefault(ev.node_id, ev.old)
+        if i > last or ev.pass_no != pass_no or ev.kind != "backward" or ev.node_id is None:
+            continue
+        pr.grads[ev.node_id] = ev.grad_output
+        pr.partial.discard(ev.node_id)
+        pr.visited.add(ev.node_id)
+        for target_id, (_, g) in zip(ev.input_ids, ev.grad_inputs):
+            if target_id is None or g is None or _class_of(target_id) == "AccumulateGrad":
+                continue
+            if target_id not in pr.visited:
+                pr.grads[target_id] = _add(pr.grads.get(target_id), g)
+                pr.partial.add(target_id)
+    for nid, old in before.items():
+        pr.grads.setdefault(nid, old)
+    if target is not None and target.node_id is not None:
+        pr.current = target.node_id
+        pr.flows = {t: g for t, (_, g) in zip(target.input_ids, target.grad_inputs) if t is not None}
+    return pr

@@ -1,0 +1,191 @@
+"""``micrograd2 lesson``: list, run (narrated, --json, --graph, --html, --no-trace), show; exit codes
+0 / 1 / 2 with one-line messages and never a traceback."""
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import click
+import pytest
+from click.testing import CliRunner, Result
+
+from micrograd2.cli import main
+from micrograd2.commands import lesson as lesson_command
+
+ROOT = Path(__file__).resolve().parent.parent
+HAS_DOT = shutil.which("dot") is not None
+
+
+def cli(*args: str, env: dict[str, str] | None = None) -> Result:
+    return CliRunner().invoke(main, ["lesson", *args], env=env)
+
+
+def test_list_gives_number_title_and_goal_of_each_lesson() -> None:
+    result = cli("list")
+    assert result.exit_code == 0
+    lines = result.output.splitlines()
+    assert [int(line.split()[0]) for line in lines] == list(range(1, 9))
+    assert "A minimal graph" in lines[0] and "Block 1" in lines[0]
+
+
+def test_run_narrates_the_lesson_and_exits_0() -> None:
+    result = cli("run", "2", "--no-color")
+    assert result.exit_code == 0, result.output
+    assert "Lesson 2: What backward() does" in result.output
+    assert "What autograd did (the tracer's narration):" in result.output
+    assert "✓ Lesson 2: all" in result.output
+    assert "\x1b[" not in result.output
+
+
+def test_no_trace_drops_the_narration() -> None:
+    result = cli("run", "3", "--no-trace", "--no-color")
+    assert result.exit_code == 0
+    assert "What autograd did" not in result.output and "✓ Lesson 3: all" in result.output
+
+
+def test_verbosity_is_checked_by_click() -> None:
+    assert cli("run", "2", "--verbosity", "full").exit_code == 0
+    result = cli("run", "2", "--verbosity", "loud")
+    assert result.exit_code == 2 and "loud" in result.output
+
+
+@pytest.mark.parametrize("args", [("run", "999"), ("run", "abc"), ("show", "999"), ("show", "all")])
+def test_a_lesson_that_does_not_exist_is_a_usage_error_listing_the_valid_numbers(args: tuple[str, ...]) -> None:
+    result = cli(*args)
+    assert result.exit_code == 2
+    errors = [line for line in result.output.splitlines() if line.startswith("Error:")]
+    assert len(errors) == 1
+    assert "choose one of 1, 2, 3, 4, 5, 6, 7, 8" in errors[0]
+    assert ("or all" in errors[0]) == (args[0] == "run")
+    assert "Traceback (most recent call last)" not in result.output
+
+
+def stdout_only(*args: str) -> Result:
+    try:
+        runner = CliRunner(mix_stderr=False)  # type: ignore[call-arg]  # click < 8.2
+    except TypeError:
+        runner = CliRunner()  # click >= 8.2 keeps stderr apart from result.stdout
+    return runner.invoke(main, ["lesson", *args])
+
+
+def test_json_writes_json_lines_only() -> None:
+    result = stdout_only("run", "4", "--json")
+    assert result.exit_code == 0
+    records = [json.loads(line) for line in result.stdout.splitlines()]
+    kinds = [r["kind"] for r in records]
+    assert {"forward", "backward", "accumulate", "check"} <= set(kinds)
+    assert kinds[-1] == "lesson" and records[-1]["ok"] and records[-1]["failed"] == 0
+    assert all(r["lesson"] == 4 for r in records)
+
+
+def test_json_with_no_trace_writes_only_the_checks() -> None:
+    result = stdout_only("run", "5", "--json", "--no-trace")
+    assert result.exit_code == 0
+    assert {json.loads(line)["kind"] for line in result.stdout.splitlines()} == {"check", "lesson"}
+
+
+@pytest.mark.skipif(not HAS_DOT, reason="needs Graphviz's dot")
+def test_graph_writes_an_svg(tmp_path: Path) -> None:
+    target = tmp_path / "graph.svg"
+    result = cli("run", "1", "--no-trace", "--graph", str(target))
+    assert result.exit_code == 0, result.output
+    assert target.read_text().lstrip().startswith(("<?xml", "<svg")) and "<svg" in target.read_text()
+    assert f"wrote {target}" in result.output
+
+
+def test_graph_without_graphviz_writes_the_dot_source_and_says_how_to_install(tmp_path: Path) -> None:
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    target = tmp_path / "graph.svg"
+    result = cli("run", "2", "--no-trace", "--graph", str(target), env={"PATH": str(empty)})
+    assert result.exit_code == 0, result.output
+    source = (tmp_path / "graph.dot").read_text()
+    assert source.startswith("digraph") and "SumBackward0" in source and "AccumulateGrad" in source
+    assert not target.exists()
+    warnings = [line for line in result.output.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 1 and "install Graphviz" in warnings[0]
+
+
+def test_graph_with_an_unknown_suffix_is_a_usage_error(tmp_path: Path) -> None:
+    result = cli("run", "1", "--graph", str(tmp_path / "graph.txt"))
+    assert result.exit_code == 2 and ".svg" in result.output
+
+
+def test_html_writes_the_step_through_page_of_the_main_backward_pass(tmp_path: Path) -> None:
+    target = tmp_path / "steps.html"
+    result = cli("run", "2", "--no-trace", "--html", str(target))
+    assert result.exit_code == 0, result.output
+    page = target.read_text()
+    assert page.startswith("<!DOCTYPE html>")
+    assert page.count('class="frame"') >= 3  # one frame per backward step of z.backward()
+    assert "MulBackward0" in page and "SumBackward0" in page
+
+
+def test_html_of_a_lesson_without_backward_says_so(tmp_path: Path) -> None:
+    result = cli("run", "1", "--html", str(tmp_path / "p.html"))
+    assert result.exit_code == 0 and "no backward pass to step through" in result.output
+
+
+def test_run_all_numbers_the_files_of_each_lesson(tmp_path: Path) -> None:
+    result = cli("run", "all", "--no-trace", "--no-color", "--graph", str(tmp_path / "g.dot"))
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f"g-{n:02d}.dot" for n in range(1, 9)]
+    assert all(f"✓ Lesson {n}: all" in result.output for n in range(1, 9))
+
+
+def test_show_prints_the_lesson_source() -> None:
+    result = cli("show", "5")
+    assert result.exit_code == 0
+    assert result.output == (ROOT / "lessons" / "05_custom_function.py").read_text(encoding="utf-8")
+
+
+def fake_lesson(run: Any) -> SimpleNamespace:
+    return SimpleNamespace(NUMBER=2, TITLE="fake", GOAL="", run=run)
+
+
+def test_a_lesson_whose_check_fails_exits_1_with_a_message(monkeypatch: pytest.MonkeyPatch) -> None:
+    def run(out: Any) -> Any:
+        out.lesson(2, "fake", "")
+        out.check("B. x.grad", 0.0, None, torch="None")
+        return out.done()
+
+    monkeypatch.setattr(lesson_command, "load", lambda n: fake_lesson(run) if n == 2 else _real_load(n))
+    result = cli("run", "2", "--no-color")
+    assert result.exit_code == 1
+    assert "Error: lesson 2: 1 of 1 checks differ from PyTorch (first: B. x.grad: got 0.0, expected None)" \
+        in result.output
+    assert "Traceback (most recent call last)" not in result.output
+
+
+def test_a_lesson_that_crashes_exits_1_with_one_line_not_a_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
+    def run(out: Any) -> Any:
+        raise ValueError("something broke\nsecond line")
+
+    monkeypatch.setattr(lesson_command, "load", lambda n: fake_lesson(run) if n == 2 else _real_load(n))
+    result = cli("run", "2")
+    assert result.exit_code == 1
+    assert "Error: lesson 2 stopped: ValueError: something broke (at test_lesson_cli.py:" in result.output
+    assert "Traceback (most recent call last)" not in result.output and "second line" not in result.output
+
+
+_real_load = lesson_command.load
+
+
+def test_completion_offers_the_lesson_numbers_and_all() -> None:
+    ctx = click.Context(click.Command("run"))
+    param = click.Argument(["which"])
+    offered = [c.value for c in lesson_command.LessonNumber(allow_all=True).shell_complete(ctx, param, "")]
+    assert offered == [str(n) for n in range(1, 9)] + ["all"]
+    only = [c.value for c in lesson_command.LessonNumber(allow_all=False).shell_complete(ctx, param, "1")]
+    assert only == ["1"]
+
+
+def test_the_lessons_are_found_without_an_install_from_a_source_checkout() -> None:
+    package = lesson_command.lessons_package()
+    assert package.__name__ == "micrograd2.lessons"
+    assert Path(package.__path__[0]).resolve() == (ROOT / "lessons").resolve()
+    assert sys.modules["micrograd2.lessons"] is package

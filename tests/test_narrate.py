@@ -1,0 +1,245 @@
+"""Tests for micrograd2.tracing.narrate: the lesson text of a trace, op by op, at each verbosity.
+
+Block 2's narration is checked line for line; then every op of the
+explanation table shows its local derivative with the numbers used; then
+verbosity levels, colours (terminal, pipe, NO_COLOR), logging, and array values.
+"""
+from __future__ import annotations
+
+import io
+import logging
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+
+import micrograd2 as mg
+from micrograd2.tracing import Pass, TraceEvent
+from micrograd2.tracing.narrate import EXPLAIN, narrate, narration_lines, use_color
+
+BLOCK2_STEPS = """\
+backward pass 1 from z = 23.0 (SumBackward0), seed gradient 1.0
+step 1   SumBackward0     z = MulBackward0#1 + MulBackward0#2 = 23.0   upstream 1.0
+        → MulBackward0#1: 1.0 × 1 = 1.0
+        → MulBackward0#2: 1.0 × 1 = 1.0
+step 2   MulBackward0     MulBackward0#2 = x[1]·w[1] = 15.0   upstream 1.0
+        → x[1]: 1.0 × w[1] (5.0) = 5.0
+        → w[1]: 1.0 × x[1] (3.0) = 3.0
+        AccumulateGrad  x[1].grad: None → 5.0
+        AccumulateGrad  w[1].grad: None → 3.0
+step 3   MulBackward0     MulBackward0#1 = x[0]·w[0] = 8.0   upstream 1.0
+        → x[0]: 1.0 × w[0] (4.0) = 4.0
+        → w[0]: 1.0 × x[0] (2.0) = 2.0
+        AccumulateGrad  x[0].grad: None → 4.0
+        AccumulateGrad  w[0].grad: None → 2.0
+pass 1 done: 3 steps; x[1].grad = 5.0, w[1].grad = 3.0, x[0].grad = 4.0, w[0].grad = 2.0"""
+
+
+def block2_trace() -> Any:
+    with mg.trace() as t:
+        x = [mg.Value(2.0, requires_grad=True, label="x[0]"), mg.Value(3.0, requires_grad=True, label="x[1]")]
+        w = [mg.Value(4.0, requires_grad=True, label="w[0]"), mg.Value(5.0, requires_grad=True, label="w[1]")]
+        z = mg.sum(a * b for a, b in zip(x, w))
+        z.label = "z"
+        z.backward()
+    return t
+
+
+def test_block2_narration_line_by_line() -> None:
+    assert block2_trace().narrate(color=False) == BLOCK2_STEPS
+
+
+def test_summary_is_one_line_per_pass() -> None:
+    with mg.trace() as t:
+        x = mg.Value(2.0, requires_grad=True, label="x")
+        w = mg.Value(3.0, requires_grad=True, label="w")
+        for _ in range(3):
+            mg.sum([x * w]).backward()
+    lines = t.narrate("summary", color=False).splitlines()
+    head = "backward pass {k} from SumBackward0#{k} = 6.0 (SumBackward0), seed gradient 1.0: 2 steps; "
+    assert [ln for ln in lines if ln] == [
+        head.format(k=1) + "x.grad = 3.0, w.grad = 2.0",
+        head.format(k=2) + "x.grad = 6.0, w.grad = 4.0",
+        head.format(k=3) + "x.grad = 9.0, w.grad = 6.0",
+    ]
+
+
+def test_full_adds_forward_ops_saved_values_and_frees() -> None:
+    text = block2_trace().narrate("full", color=False)
+    lines = text.splitlines()
+    assert lines[:3] == [
+        "forward  MulBackward0#1 = x[0]·w[0] = 8.0   (MulBackward0)",
+        "forward  MulBackward0#2 = x[1]·w[1] = 15.0   (MulBackward0)",
+        "forward  SumBackward0#1 = MulBackward0#1 + MulBackward0#2 = 23.0   (SumBackward0)",
+    ]
+    assert "        freed what MulBackward0#2 saved: " in text
+    assert any(ln.startswith("        saved: ") and "w[1] = 5.0" in ln and "x[1] = 3.0" in ln for ln in lines)
+    assert set(BLOCK2_STEPS.splitlines()) <= set(lines)
+
+
+def test_unknown_verbosity_is_refused() -> None:
+    with pytest.raises(ValueError, match="verbosity must be one of summary, steps, full"):
+        block2_trace().narrate("loud")
+
+
+# -- every op explains its local derivative, with numbers ----------------------------------------
+class SquareAndDouble(mg.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return 2 * x * x
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return grad_output * 4 * x
+
+
+def _zeroed(a: mg.Value, b: mg.Value) -> mg.Value:
+    c = a * 1.0
+    c.zero_()
+    return c
+
+
+CATALOGUE: list[tuple[str, Callable[[mg.Value, mg.Value], mg.Value], list[str]]] = [
+    ("AddBackward0", lambda a, b: a + b, ["= a + b = 7.0", "→ a: 1.0 × 1 = 1.0", "→ b: 1.0 × 1 = 1.0"]),
+    ("SubBackward0", lambda a, b: a - b, ["= a − b = -3.0", "→ b: 1.0 × (−1) = -1.0"]),
+    ("RsubBackward1", lambda a, b: 3.0 - a, ["= c − a = 1.0", "→ a: 1.0 × (−1) = -1.0"]),
+    ("NegBackward0", lambda a, b: -a, ["= −a = -2.0", "→ a: 1.0 × (−1) = -1.0"]),
+    ("MulBackward0", lambda a, b: a * b, ["= a·b = 10.0", "→ a: 1.0 × b (5.0) = 5.0", "→ b: 1.0 × a (2.0) = 2.0"]),
+    ("DivBackward0", lambda a, b: a / b, ["= a / b = 0.4", "→ a: 1.0 × 1/b (1/5.0) = 0.2",
+                                          "→ b: 1.0 × −a/b² (−2.0/5.0²) = -0.08"]),
+    ("PowBackward0", lambda a, b: a**3, ["= a^3 = 8.0", "→ a: 1.0 × 3·a^2 (3·2.0^2) = 12.0"]),
+    ("PowBackward1", lambda a, b: a**b, ["= a^b = 32.0", "→ a: 1.0 × b·a^(b−1) (5.0·2.0^(5.0−1)) = 80.0",
+                                         "→ b: 1.0 × a^b·ln a (32.0·ln 2.0) = 22.1807"]),
+    ("PowBackward2", lambda a, b: 2.0**a, ["= 2.0^a = 4.0", "→ a: 1.0 × c^a·ln c (4.0·ln 2.0) = 2.77259"]),
+    ("ExpBackward0", lambda a, b: a.exp(), ["= exp(a) = 7.38906", "→ a: 1.0 × exp(a) (7.38906) = 7.38906"]),
+    ("LogBackward0", lambda a, b: a.log(), ["= ln a = 0.693147", "→ a: 1.0 × 1/a (1/2.0) = 0.5"]),
+    ("TanhBackward0", lambda a, b: a.tanh(), ["→ a: 1.0 × 1 − tanh²(a) (1 − 0.964028²) = 0.0706508"]),
+    ("ReluBackward0", lambda a, b: a.relu(), ["= relu(a) = 2.0", "→ a: 1.0 × 1 (since a > 0) = 1.0"]),
+    ("SigmoidBackward0", lambda a, b: a.sigmoid(), ["→ a: 1.0 × σ·(1 − σ) (0.880797·(1 − 0.880797)) = 0.104994"]),
+    ("SqrtBackward0", lambda a, b: a.sqrt(), ["= √a = 1.41421", "→ a: 1.0 × 1/(2√a) (1/(2·1.41421)) = 0.353553"]),
+    ("AbsBackward0", lambda a, b: a.abs(), ["= |a| = 2.0", "→ a: 1.0 × sign(a) (1) = 1.0"]),
+    ("SumBackward0", lambda a, b: mg.sum([a, b]), ["= a + b = 7.0", "→ b: 1.0 × 1 = 1.0"]),
+    ("DotBackward0", lambda a, b: mg.dot([a], [b], 1.0), ["= a·b + const = 11.0", "→ a: 1.0 × b (5.0) = 5.0",
+                                                          "→ b: 1.0 × a (2.0) = 2.0"]),
+    ("ToCopyBackward0", lambda a, b: a.to("float32"), ["→ a: 1.0 × 1 (rounded to a's dtype) = 1.0"]),
+    ("ZeroBackward0", _zeroed, ["= 0 (zero_) = 0.0", "→ MulBackward0#1: 1.0 × 0 = 0.0"]),
+    ("SquareAndDoubleBackward", lambda a, b: SquareAndDouble.apply(a),
+     ["= SquareAndDouble(a) = 8.0", "→ a: grad_input = SquareAndDouble.backward(ctx, 1.0) = 8.0"]),
+]
+
+
+@pytest.mark.parametrize("node, build, expected", CATALOGUE, ids=[c[0] for c in CATALOGUE])
+def test_each_op_explains_its_local_derivative(node: str, build: Callable, expected: list[str]) -> None:
+    with mg.trace() as t:
+        a = mg.Value(2.0, requires_grad=True, label="a")
+        b = mg.Value(5.0, requires_grad=True, label="b")
+        build(a, b).backward()
+    text = t.narrate(color=False)
+    assert node in text
+    for piece in expected:
+        assert piece in text
+
+
+def test_the_catalogue_covers_the_whole_table() -> None:
+    assert set(EXPLAIN) <= {c[0] for c in CATALOGUE}
+
+
+def test_relu_at_a_negative_input_explains_the_zero() -> None:
+    with mg.trace() as t:
+        a = mg.Value(-2.0, requires_grad=True, label="a")
+        a.relu().backward()
+    assert "→ a: 1.0 × 0 (since a ≤ 0) = 0.0" in t.narrate(color=False)
+
+
+def test_hooks_retain_grad_and_dropped_gradients_are_narrated() -> None:
+    with mg.trace() as t:
+        x = mg.Value(2.0, requires_grad=True, label="x")
+        y = x - 1.0
+        y.label = "y"
+        y.retain_grad()
+        y.register_hook(lambda g: g * 10)
+        y.backward()
+    lines = t.narrate(color=False).splitlines()
+    assert lines[1:5] == [
+        "step 1   SubBackward0     y = x − const = 1.0   upstream 10.0",
+        "        hook <lambda> on y's gradient: 1.0 → 10.0",
+        "        retain_grad     y.grad: None → 10.0",
+        "        → x: 10.0 × 1 = 10.0",
+    ]
+    assert lines[5] == "        → const: 10.0 × (−1) = -10.0   (needs no gradient: dropped)"
+
+
+def test_many_inputs_are_elided() -> None:
+    with mg.trace() as t:
+        xs = [mg.Value(float(i), requires_grad=True, label=f"x{i}") for i in range(10)]
+        mg.sum(xs).backward()
+        mg.dot(xs, list(range(10))).backward()
+        ys = [mg.Value(1.0, requires_grad=True, label=f"y{i}") for i in range(15)]
+        mg.dot(ys, list(range(15))).backward()
+    text = t.narrate(color=False)
+    assert "= x0 + x1 + … + x9 (10 terms) = 45.0" in text
+    assert "→ each of its 10 inputs: 1.0 × 1 = 1.0" in text
+    assert "→ … 14 more inputs …" in text  # dot has 20 inputs: 10 weights, 10 numbers
+    assert text.count("AccumulateGrad  x") == 20 and text.count("AccumulateGrad  y") == 12  # 15 writes: 12 shown
+    assert "… (more .grad writes at this step: see the pass's summary)" in text
+
+
+# -- colour and logging ------------------------------------------------------------------------------
+class _Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_colour_on_a_terminal_none_when_piped_or_no_color(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    assert use_color(None, _Tty()) and not use_color(None, io.StringIO())
+    assert use_color(True, io.StringIO()) and not use_color(False, _Tty())
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert not use_color(None, _Tty())
+    t = block2_trace()
+    assert "\x1b[" in t.narrate(color=True)
+    assert "\x1b[" not in t.narrate(color=False)
+    monkeypatch.setattr("sys.stdout", _Tty())
+    assert "\x1b[" not in t.narrate()  # NO_COLOR wins on a terminal
+    monkeypatch.delenv("NO_COLOR")
+    assert "\x1b[" in t.narrate()
+
+
+def test_every_narration_line_is_logged_at_info(caplog: pytest.LogCaptureFixture) -> None:
+    t = block2_trace()
+    with caplog.at_level(logging.INFO, logger="micrograd2.trace"):
+        text = t.narrate(color=True)
+    logged = [r.getMessage() for r in caplog.records if r.name == "micrograd2.trace"]
+    assert logged == BLOCK2_STEPS.splitlines()
+    assert all(r.levelno == logging.INFO for r in caplog.records)
+    assert text.count("\n") + 1 == len(logged)
+
+
+def test_lines_are_tagged_with_their_step() -> None:
+    t = block2_trace()
+    lines = narration_lines(t.events, t.passes)
+    assert [ln.step for ln in lines] == [None, 1, 1, 1, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, None]
+    assert {ln.pass_no for ln in lines} == {1}
+
+
+# -- arrays (the vectorized engine's events) ----------------------------------------------------------
+def test_array_values_are_narrated_small_as_lists_large_as_summaries() -> None:
+    x, w = np.array([2.0, 3.0]), np.array([4.0, 5.0])
+    big = np.ones((100, 10), dtype=np.float32)
+    events = [
+        TraceEvent("backward", step=1, pass_no=1, node="MulBackward0", node_id="MulBackward0#1", label="y",
+                   op="Mul", output=x * w, inputs=(("x", x), ("w", w)), input_ids=("AccumulateGrad#1", None),
+                   grad_output=np.ones(2), grad_inputs=(("x", w), ("w", None))),
+        TraceEvent("accumulate", step=1, pass_no=1, node="AccumulateGrad", node_id="AccumulateGrad#1", label="x",
+                   old=None, new=w, leaf=True),
+        TraceEvent("backward", step=2, pass_no=1, node="TanhBackward0", node_id="TanhBackward0#1", label="h",
+                   op="Tanh", output=big, inputs=(("a", big),), input_ids=(None,), grad_output=big,
+                   grad_inputs=(("a", big),)),
+    ]
+    passes = [Pass(1, (("y", 23.0),), ("SumBackward0",), ("SumBackward0#1",), (1.0,), True)]
+    text = narrate(events, passes, color=False)
+    assert "→ x: [1.0, 1.0] × w ([4.0, 5.0]) = [4.0, 5.0]" in text
+    assert "AccumulateGrad  x.grad: None → [4.0, 5.0]" in text
+    assert "<100×10 float32 in [1.0, 1.0]>" in text

@@ -1,0 +1,157 @@
+"""The NumPy backend: every ArrayBackend method, arrays in and arrays out, IEEE results without warnings."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from micrograd2.backends.base import BINARY_OPS, UNARY_OPS, ArrayBackend
+from micrograd2.backends.numpy_backend import NumpyBackend, round_bfloat16
+
+be = NumpyBackend()
+
+
+def test_numpy_backend_implements_the_interface_and_is_named_cpu() -> None:
+    assert isinstance(be, ArrayBackend)
+    assert be.name == "cpu"
+
+
+def test_from_host_copies_and_converts_dtype() -> None:
+    host = np.array([1.5, 2.5])
+    a = be.from_host(host, "float32")
+    host[0] = 100.0
+    assert a.dtype == np.float32 and a.tolist() == [1.5, 2.5]
+    assert be.from_host([[1, 2]], "int64").dtype == np.int64
+    assert be.dtype(be.from_host([1.0], "float16")) == "float16"
+
+
+def test_to_host_full_shape_dtype_astype() -> None:
+    a = be.full((2, 3), 7.0, "float64")
+    assert be.to_host(a) is a
+    assert be.shape(a) == (2, 3) and be.dtype(a) == "float64"
+    b = be.astype(a, "float32")
+    assert b.dtype == np.float32 and b is not a and b.flags.c_contiguous
+
+
+@pytest.mark.parametrize("op", BINARY_OPS)
+def test_binary_ops_broadcast_and_match_numpy(op: str) -> None:
+    a = np.array([[1.0], [2.0], [3.0]])
+    b = np.array([0.5, 2.0, 3.0, -1.0])
+    expected = {"add": a + b, "sub": a - b, "mul": a * b, "div": a / b, "pow": a**b,
+                "maximum": np.maximum(a, b), "gt": a > b, "eq": a == b}[op]
+    out = be.binary(op, a, b)
+    assert out.shape == (3, 4)
+    np.testing.assert_array_equal(out, expected)
+
+
+def test_binary_with_a_number_on_either_side() -> None:
+    a = np.array([1.0, 2.0], dtype=np.float32)
+    assert be.binary("sub", 1.0, a).tolist() == [0.0, -1.0]
+    assert be.binary("mul", a, 2.0).dtype == np.float32  # a Python number does not widen
+
+
+@pytest.mark.parametrize("op", UNARY_OPS)
+def test_unary_ops_match_numpy(op: str) -> None:
+    x = np.array([-2.0, -0.5, 0.0, 0.5, 3.0])
+    with np.errstate(all="ignore"):
+        expected = {"neg": -x, "exp": np.exp(x), "log": np.log(x), "tanh": np.tanh(x), "sqrt": np.sqrt(x),
+                    "abs": np.abs(x), "relu": np.maximum(x, 0), "sigmoid": 1 / (1 + np.exp(-x)),
+                    "sign": np.sign(x)}[op]
+    np.testing.assert_allclose(be.unary(op, x), expected, rtol=1e-15)
+
+
+def test_sigmoid_is_stable_for_large_inputs() -> None:
+    out = be.unary("sigmoid", np.array([-1000.0, 1000.0], dtype=np.float32))
+    assert out.tolist() == [0.0, 1.0]
+
+
+def test_ieee_specials_come_out_silently() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert be.binary("div", np.array(1.0), 0.0) == np.inf
+        assert np.isnan(be.unary("log", np.array(-1.0)))
+        assert be.unary("exp", np.array(1000.0)) == np.inf
+
+
+def test_results_are_arrays_never_numpy_scalars() -> None:
+    zero_d = np.array(2.0)
+    for out in (be.binary("add", zero_d, zero_d), be.unary("exp", zero_d), be.sum(np.ones(3)),
+                be.max(np.ones(3)), be.matmul(np.ones(3), np.ones(3)), be.getitem(np.ones(3), 0)):
+        assert type(out) is np.ndarray
+
+
+def test_where_sum_max_argmax() -> None:
+    x = np.array([[1.0, 5.0, 5.0], [7.0, 2.0, 0.0]])
+    assert be.where(x > 2, x, 0.0).tolist() == [[0.0, 5.0, 5.0], [7.0, 0.0, 0.0]]
+    assert be.sum(x).item() == 20.0
+    assert be.sum(x, axis=1, keepdims=True).shape == (2, 1)
+    assert be.max(x, axis=0).tolist() == [7.0, 5.0, 5.0]
+    idx = be.argmax(x, axis=1)
+    assert idx.dtype == np.int64 and idx.tolist() == [1, 0]  # the first maximum
+
+
+def test_sum_to_shape_reverses_broadcasting() -> None:
+    g = np.ones((4, 3, 5))
+    assert be.sum_to_shape(g, (3, 1)).tolist() == [[20.0]] * 3
+    assert be.sum_to_shape(g, (5,)).tolist() == [12.0] * 5
+    assert be.sum_to_shape(g, (4, 3, 5)) is g
+
+
+def test_matmul_reshape_transpose_broadcast_to() -> None:
+    a = np.arange(6.0).reshape(2, 3)
+    np.testing.assert_array_equal(be.matmul(a, a.T), a @ a.T)
+    assert be.reshape(a, (3, 2)).shape == (3, 2)
+    assert be.transpose(a, (1, 0)).shape == (3, 2)
+    assert be.broadcast_to(np.ones(3), (2, 3)).shape == (2, 3)
+
+
+def test_is_column_major_spots_transposed_matrices() -> None:
+    a = np.ones((3, 4))
+    assert not be.is_column_major(a)
+    assert be.is_column_major(a.T)
+    assert not be.is_column_major(np.ones((1, 4)).T)  # both layouts at once: not only column-major
+
+
+def test_getitem_and_scatter_add_are_inverse_and_add_repeats() -> None:
+    x = np.arange(12.0).reshape(3, 4)
+    assert be.getitem(x, (1, slice(1, 3))).tolist() == [5.0, 6.0]
+    out = be.scatter_add((3,), (np.array([0, 2, 0]),), np.array([1.0, 2.0, 3.0]), "float64")
+    assert out.tolist() == [4.0, 0.0, 2.0]  # index 0 twice: 1 + 3
+    basic = be.scatter_add((2, 3), (0, slice(None)), np.array([1.0, 2.0, 3.0]), "float32")
+    assert basic.dtype == np.float32 and basic.tolist() == [[1.0, 2.0, 3.0], [0.0, 0.0, 0.0]]
+
+
+def test_log_softmax_is_stable_and_normalized() -> None:
+    x = np.array([[1000.0, 1000.0], [0.0, -1000.0]])
+    out = be.log_softmax(x, 1)
+    assert np.isfinite(out).all()
+    np.testing.assert_allclose(np.exp(out).sum(axis=1), [1.0, 1.0])
+    np.testing.assert_allclose(out[0], [-np.log(2)] * 2)
+
+
+def test_take_along_rows_and_arange() -> None:
+    x = np.arange(6.0).reshape(2, 3)
+    assert be.take_along_rows(x, np.array([2, 0])).tolist() == [2.0, 3.0]
+    assert be.arange(3).dtype == np.int64
+
+
+def test_in_place_ops_write_into_the_array() -> None:
+    x = np.ones(3, dtype=np.float32)
+    be.iadd(x, np.array([1.0, 2.0, 3.0], dtype=np.float32))
+    be.iadd(x, 1.0, alpha=-2.0)
+    be.imul(x, 2.0)
+    assert x.tolist() == [0.0, 2.0, 4.0]
+    be.assign(x, 0.5)
+    assert x.tolist() == [0.5] * 3
+
+
+def test_bfloat16_rounds_to_nearest_even_with_8_bits() -> None:
+    x = np.array([1.0 + 2**-8, 1.0 + 3 * 2**-8, 1e-8, 3.4e38, np.nan, -np.inf])
+    out = round_bfloat16(x)
+    assert out.dtype == np.float32
+    assert out[0] == 1.0  # a tie: to even
+    assert out[1] == 1.0 + 2**-6  # a tie: to even (up)
+    assert out[2] == pytest.approx(1.0011717677116394e-08, rel=1e-7)  # PYTORCH_TRUTH E15
+    assert np.isinf(out[3]) and np.isnan(out[4]) and out[5] == -np.inf
+    assert be.dtype(be.astype(np.ones(2), "bfloat16")) == "float32"

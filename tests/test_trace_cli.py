@@ -1,0 +1,126 @@
+"""Tests for micrograd2.commands.trace: ``micrograd2 trace SCRIPT.py`` on students' scripts (click's CliRunner).
+
+A script runs as ``__main__``; its backward passes are narrated where they
+happen among its prints; options choose verbosity, colour and JSON; a raising
+script prints the narration so far, then its own traceback, and exits 1; a
+missing file is a usage error (exit 2).
+"""
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+from click.testing import CliRunner, Result
+
+from micrograd2.autograd import events
+from micrograd2.cli import main
+
+SCRIPT = """
+import micrograd2 as mg
+
+def main():
+    x = mg.Value(2.0, requires_grad=True, label="x")
+    w = mg.Value(3.0, requires_grad=True, label="w")
+    print("before")
+    for i in range(2):
+        z = x * w
+        z.label = "z"
+        z.backward()
+        print("pass", i + 1, "x.grad =", x.grad)
+
+if __name__ == "__main__":
+    main()
+"""
+
+RAISING = """
+import micrograd2 as mg
+
+def helper(y):
+    y.backward()          # the second time: the saved values are gone
+
+x = mg.Value(2.0, requires_grad=True, label="x")
+y = x.exp()
+y.backward()
+helper(y)
+"""
+
+
+def script(tmp_path: Path, body: str, name: str = "student.py") -> str:
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(body))
+    return str(path)
+
+
+def run(*args: str) -> Result:
+    return CliRunner().invoke(main, ["trace", *args])
+
+
+def test_narrates_each_pass_among_the_scripts_own_prints(tmp_path: Path) -> None:
+    result = run(script(tmp_path, SCRIPT))
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0] == "before"
+    assert lines[1] == "backward pass 1 from z = 6.0 (MulBackward0), seed gradient 1.0"
+    assert "        → x: 1.0 × w (3.0) = 3.0" in lines
+    second = lines.index("backward pass 2 from z = 6.0 (MulBackward0), seed gradient 1.0")
+    assert lines.index("pass 1 x.grad = 3.0") < second
+    assert "        AccumulateGrad  x.grad: 3.0 → 6.0" in lines
+    assert lines[-1] == "pass 2 x.grad = 6.0"
+    assert "\x1b[" not in result.output
+    assert not events.listening
+
+
+def test_verbosity_summary_and_full(tmp_path: Path) -> None:
+    path = script(tmp_path, SCRIPT)
+    summary = run("--verbosity", "summary", path)
+    assert summary.exit_code == 0
+    assert ("backward pass 2 from z = 6.0 (MulBackward0), seed gradient 1.0: 1 step; x.grad = 6.0, w.grad = 4.0"
+            in summary.output)
+    assert "step 1" not in summary.output
+    full = run("--verbosity", "full", "--no-color", path)
+    assert "forward  MulBackward0#1 = x·w = 6.0   (MulBackward0)" in full.output
+    assert run("--verbosity", "loud", path).exit_code == 2
+
+
+def test_json_prints_one_object_per_event(tmp_path: Path) -> None:
+    body = SCRIPT.replace('print("before")', "").replace('print("pass", i + 1, "x.grad =", x.grad)', "pass")
+    result = run("--json", script(tmp_path, body))
+    assert result.exit_code == 0
+    objs = [json.loads(line) for line in result.output.splitlines()]
+    assert [o["kind"] for o in objs] == ["forward", "backward", "free", "accumulate", "accumulate"] * 2
+    assert [o["step"] for o in objs if o["kind"] == "backward"] == [1, 2]
+
+
+def test_a_raising_script_prints_the_narration_then_its_own_error(tmp_path: Path) -> None:
+    path = script(tmp_path, RAISING)
+    result = run("--no-color", path)
+    assert result.exit_code == 1
+    out = result.output
+    assert out.index("backward pass 1 from ExpBackward0#1") < out.index("Traceback")
+    assert "backward pass 2 from ExpBackward0#1 = 7.38906 failed before its first step" in out
+    assert f'File "{path}", line 5, in helper' in out and f'File "{path}", line 10, in <module>' in out
+    assert "RuntimeError: Trying to backward through the graph a second time" in out
+    assert "micrograd2/" not in out.split("Traceback")[1]  # our frames are not shown
+    assert not events.listening
+
+
+def test_a_missing_script_is_a_usage_error(tmp_path: Path) -> None:
+    result = run(str(tmp_path / "nope.py"))
+    assert result.exit_code == 2
+    assert "does not exist" in result.output
+
+
+def test_the_scripts_exit_code_is_kept_and_a_script_without_backward_says_so(tmp_path: Path) -> None:
+    result = run(script(tmp_path, "import sys\nprint('hi')\nsys.exit(3)\n"))
+    assert result.exit_code == 3
+    assert "ran no backward pass" in result.output
+
+
+def test_the_script_imports_from_its_own_folder(tmp_path: Path) -> None:
+    (tmp_path / "helpers.py").write_text("import micrograd2 as mg\ndef square(v):\n    return v * v\n")
+    body = ("import micrograd2 as mg\nfrom helpers import square\n"
+            "x = mg.Value(3.0, requires_grad=True, label='x')\nsquare(x).backward()\n")
+    result = run(script(tmp_path, body))
+    assert result.exit_code == 0, result.output
+    assert "AccumulateGrad  x.grad: None → 6.0" in result.output

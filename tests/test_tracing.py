@@ -1,0 +1,376 @@
+"""Tests for micrograd2.tracing (tracer, records, values): the events of the article's blocks, exactly.
+
+Blocks 2, 3 and 5 are checked event by event (kind, step, pass, node, names,
+values, gradients); then naming, hooks and retain_grad, frees, nesting,
+subscribing/unsubscribing, weak references, and value snapshots of arrays.
+"""
+from __future__ import annotations
+
+import gc
+import json
+import math
+import warnings
+import weakref
+
+import numpy as np
+import pytest
+
+import micrograd2 as mg
+from micrograd2.autograd import events
+from micrograd2.tracing import ArraySummary, TraceEvent, Tracer, format_value, snapshot, to_jsonable
+from micrograd2.tracing.tracer import IdentityMap
+
+
+def block2() -> tuple[Tracer, list[mg.Value], list[mg.Value], mg.Value]:
+    with mg.trace() as t:
+        x = [mg.Value(2.0, requires_grad=True, label="x[0]"), mg.Value(3.0, requires_grad=True, label="x[1]")]
+        w = [mg.Value(4.0, requires_grad=True, label="w[0]"), mg.Value(5.0, requires_grad=True, label="w[1]")]
+        z = mg.sum(a * b for a, b in zip(x, w))
+        z.label = "z"
+        z.backward()
+    return t, x, w, z
+
+
+class SquareAndDouble(mg.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return 2 * x * x
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return grad_output * 4 * x
+
+
+def summary(e: TraceEvent) -> tuple:
+    """The fields that define an event of each kind, as a comparable tuple."""
+    if e.kind == "forward":
+        return (e.kind, e.node_id, e.inputs, e.output)
+    if e.kind == "backward":
+        return (e.kind, e.step, e.pass_no, e.node_id, e.label, e.output, e.grad_output, e.grad_inputs)
+    if e.kind == "accumulate":
+        return (e.kind, e.step, e.pass_no, e.label, e.old, e.new)
+    if e.kind == "hook":
+        return (e.kind, e.step, e.pass_no, e.label, e.before, e.after)
+    return (e.kind, e.step, e.pass_no, e.node_id, dict(e.saved))  # what was saved, in any order
+
+
+# -- the article's blocks -------------------------------------------------------------------------
+def test_block2_events_exactly() -> None:
+    t, x, w, z = block2()
+    assert [summary(e) for e in t.events] == [
+        ("forward", "MulBackward0#1", (("x[0]", 2.0), ("w[0]", 4.0)), 8.0),
+        ("forward", "MulBackward0#2", (("x[1]", 3.0), ("w[1]", 5.0)), 15.0),
+        ("forward", "SumBackward0#1", (("MulBackward0#1", 8.0), ("MulBackward0#2", 15.0)), 23.0),
+        ("backward", 1, 1, "SumBackward0#1", "z", 23.0, 1.0, (("MulBackward0#1", 1.0), ("MulBackward0#2", 1.0))),
+        # the Mul created last is visited first (priority on creation order, as PyTorch's engine)
+        ("backward", 2, 1, "MulBackward0#2", "MulBackward0#2", 15.0, 1.0, (("x[1]", 5.0), ("w[1]", 3.0))),
+        ("free", 2, 1, "MulBackward0#2", {"w[1]": 5.0, "x[1]": 3.0}),
+        ("accumulate", 2, 1, "x[1]", None, 5.0),
+        ("accumulate", 2, 1, "w[1]", None, 3.0),
+        ("backward", 3, 1, "MulBackward0#1", "MulBackward0#1", 8.0, 1.0, (("x[0]", 4.0), ("w[0]", 2.0))),
+        ("free", 3, 1, "MulBackward0#1", {"w[0]": 4.0, "x[0]": 2.0}),
+        ("accumulate", 3, 1, "x[0]", None, 4.0),
+        ("accumulate", 3, 1, "w[0]", None, 2.0),
+    ]
+    assert [e.node for e in t.events if e.kind == "backward"] == ["SumBackward0", "MulBackward0", "MulBackward0"]
+    assert all(e.node == "AccumulateGrad" and e.leaf for e in t.events if e.kind == "accumulate")
+    assert [xi.grad for xi in x] == [4.0, 5.0] and [wi.grad for wi in w] == [2.0, 3.0]
+    assert len(t.passes) == 1
+    p = t.passes[0]
+    assert (p.pass_no, p.roots, p.root_nodes, p.seeds, p.finished) == (
+        1, (("z", 23.0),), ("SumBackward0",), (1.0,), True)
+    assert t.errors == []
+
+
+def test_block3_three_passes_accumulate() -> None:
+    with mg.trace() as t:
+        x = mg.Value(2.0, requires_grad=True, label="x")
+        w = mg.Value(3.0, requires_grad=True, label="w")
+        for _ in range(3):
+            z = mg.sum([x * w])
+            z.backward()
+    backward = [(e.step, e.pass_no, e.node) for e in t.events if e.kind == "backward"]
+    assert backward == [(1, 1, "SumBackward0"), (2, 1, "MulBackward0"), (3, 2, "SumBackward0"),
+                        (4, 2, "MulBackward0"), (5, 3, "SumBackward0"), (6, 3, "MulBackward0")]
+    acc = [(e.step, e.pass_no, e.label, e.old, e.new) for e in t.events if e.kind == "accumulate"]
+    assert acc == [(2, 1, "x", None, 3.0), (2, 1, "w", None, 2.0),
+                   (4, 2, "x", 3.0, 6.0), (4, 2, "w", 2.0, 4.0),
+                   (6, 3, "x", 6.0, 9.0), (6, 3, "w", 4.0, 6.0)]
+    assert [p.pass_no for p in t.passes] == [1, 2, 3]
+    # each pass builds a new graph: node names keep counting within the trace
+    assert [e.node_id for e in t.events if e.kind == "backward"] == [
+        "SumBackward0#1", "MulBackward0#1", "SumBackward0#2", "MulBackward0#2", "SumBackward0#3", "MulBackward0#3"]
+    assert (x.grad, w.grad) == (9.0, 6.0)
+
+
+def test_block5_custom_function() -> None:
+    with mg.trace() as t:
+        x = mg.Value(3.0, requires_grad=True, label="x")
+        y = SquareAndDouble.apply(x)
+        y.backward()
+    assert [summary(e) for e in t.events] == [
+        ("forward", "SquareAndDoubleBackward#1", (("x", 3.0),), 18.0),
+        ("backward", 1, 1, "SquareAndDoubleBackward#1", "SquareAndDoubleBackward#1", 18.0, 1.0, (("x", 12.0),)),
+        ("free", 1, 1, "SquareAndDoubleBackward#1", {"x": 3.0}),
+        ("accumulate", 1, 1, "x", None, 12.0),
+    ]
+    assert t.events[1].op == "SquareAndDouble" and t.events[1].node == "SquareAndDoubleBackward"
+    assert (y.data, x.grad) == (18.0, 12.0)
+
+
+# -- names ------------------------------------------------------------------------------------------
+def test_unlabelled_values_are_named_after_their_node_leaves_and_numbers() -> None:
+    with mg.trace() as t:
+        a, b = mg.Value(1.0, requires_grad=True), mg.Value(2.0, requires_grad=True)
+        c = a * b
+        d = c * 3.0
+        d.backward()
+    forward = [e for e in t.events if e.kind == "forward"]
+    assert forward[0].inputs == (("leaf#1", 1.0), ("leaf#2", 2.0))
+    assert forward[1].inputs == (("MulBackward0#1", 2.0), ("const", 3.0))
+    assert forward[1].input_ids == ("MulBackward0#1", None)
+    visit = t.backward_events()[0]
+    assert visit.grad_inputs == (("MulBackward0#1", 3.0), ("const", None))
+
+
+def test_a_label_given_after_the_op_is_used_from_then_on() -> None:
+    with mg.trace() as t:
+        a = mg.Value(2.0, requires_grad=True, label="a")
+        e = a * a
+        L = e.exp()
+        e.label = "e"
+        L.backward()
+    assert t.events[1].inputs == (("MulBackward0#1", 4.0),)  # when exp ran, e had no label yet
+    assert t.backward_events()[0].grad_inputs[0][0] == "e"  # at backward time it has one
+    assert t.backward_events()[1].label == "e"
+
+
+def test_forward_without_recording_has_no_node_id() -> None:
+    with mg.trace() as t:
+        x = mg.Value(2.0, requires_grad=True, label="x")
+        with mg.no_grad():
+            y = x * 2.0
+        z = mg.Value(1.0) + 1.0
+    assert [(e.node, e.node_id, e.output) for e in t.events] == [("MulBackward0", None, 4.0),
+                                                                 ("AddBackward0", None, 2.0)]
+    assert y.grad_fn is None and z.grad_fn is None
+
+
+# -- hooks, retain_grad, frees ------------------------------------------------------------------
+def test_hooks_and_retain_grad_carry_the_step_of_their_visit() -> None:
+    with mg.trace() as t:
+        x = mg.Value(2.0, requires_grad=True, label="x")
+        y = x * 3.0
+        y.label = "y"
+        y.retain_grad()
+        y.register_hook(lambda g: g * 10)
+        x.register_hook(lambda g: None)
+        z = y + 1.0
+        z.backward()
+    kinds = [(e.kind, e.step, e.label) for e in t.events if e.kind != "forward"]
+    assert kinds == [
+        ("backward", 1, "AddBackward0#1"),
+        ("hook", 2, "y"),  # y's hooks run on its gradient before MulBackward0 runs: they get its step
+        ("accumulate", 2, "y"),
+        ("backward", 2, "y"),
+        ("free", 2, "y"),
+        ("hook", 2, "x"),  # a leaf's hook runs when its gradient arrives, after the visit that sent it
+        ("accumulate", 2, "x"),
+    ]
+    hook, retain = t.events[3], t.events[4]
+    assert (hook.before, hook.after) == (1.0, 10.0)
+    assert (retain.leaf, retain.old, retain.new) == (False, None, 10.0)  # retain_grad runs last, as in PyTorch
+    assert x.grad == 30.0 and y.grad == 10.0
+
+
+def test_backward_from_a_leaf_accumulates_without_a_step() -> None:
+    with mg.trace() as t:
+        x = mg.Value(2.0, requires_grad=True, label="x")
+        x.backward()
+    assert [(e.kind, e.step, e.pass_no, e.new) for e in t.events] == [("accumulate", None, 1, 1.0)]
+    assert t.passes[0].root_nodes == ("AccumulateGrad",)
+
+
+def test_retain_graph_keeps_saved_values_and_frees_nothing() -> None:
+    with mg.trace() as t:
+        x = mg.Value(2.0, requires_grad=True, label="x")
+        y = x.exp()
+        y.backward(retain_graph=True)
+        y.backward()
+    frees = [e for e in t.events if e.kind == "free"]
+    assert [(e.step, e.pass_no) for e in frees] == [(2, 2)]
+    assert frees[0].saved == (("ExpBackward0#1", math.exp(2.0)),)
+    assert [e.saved for e in t.backward_events()] == [(("ExpBackward0#1", math.exp(2.0)),)] * 2
+
+
+def test_graph_built_before_the_trace_is_still_named() -> None:
+    x = mg.Value(2.0, requires_grad=True, label="x")
+    y = (x * x).tanh()
+    with mg.trace() as t:
+        y.backward()
+    b = t.backward_events()
+    assert [(e.node_id, e.output) for e in b] == [("TanhBackward0#1", None), ("MulBackward0#1", None)]
+    assert b[1].grad_inputs[0][0] == "x"
+    assert b[0].inputs == ()  # no forward record: the inputs' values are unknown
+
+
+# -- on and off ---------------------------------------------------------------------------------------
+def test_tracer_unsubscribes_on_exit_and_on_exception() -> None:
+    assert not events.listening
+    with mg.trace():
+        assert events.listening
+    assert not events.listening and events._listeners == []
+    with pytest.raises(ZeroDivisionError):
+        with mg.trace():
+            1 / 0
+    assert not events.listening and events._listeners == []
+
+
+def test_nested_tracers_both_record_and_reentry_is_refused() -> None:
+    with mg.trace() as outer:
+        a = mg.Value(1.0, requires_grad=True)
+        with mg.trace() as inner:
+            (a * 2.0).backward()
+        (a * 3.0).backward()
+        with pytest.raises(RuntimeError, match="already recording"):
+            with outer:
+                pass
+    assert len(inner.backward_events()) == 1 and len(outer.backward_events()) == 2
+    assert [e.step for e in outer.backward_events()] == [1, 2]
+    assert not events.listening
+
+
+def test_a_tracer_can_be_entered_again_and_cleared() -> None:
+    t = mg.trace()
+    a = mg.Value(1.0, requires_grad=True)
+    for _ in range(2):
+        with t:
+            (a * 2.0).backward()
+        t.clear()
+    with t:
+        (a * 2.0).backward()
+    assert [(e.kind, e.step, e.pass_no) for e in t.events] == [
+        ("forward", None, None), ("backward", 3, 3), ("free", 3, 3), ("accumulate", 3, 3)]
+    assert t.events[1].node_id == "MulBackward0#3"
+
+
+def test_tracer_holds_graphs_only_weakly() -> None:
+    with mg.trace() as t:
+        x = mg.Value(2.0, requires_grad=True)
+        y = x * x
+        node = weakref.ref(y.grad_fn)
+        leaf = weakref.ref(x)
+        del x, y
+        gc.collect()
+    assert node() is None and leaf() is None
+    assert len(t._records) == 0 and len(t._ids) == 0
+
+
+def test_a_failing_tracer_warns_and_the_computation_goes_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*args, **kwargs):
+        raise KeyError("bug")
+
+    t = mg.trace()
+    monkeypatch.setattr(t, "_on_visit", broken)
+    x = mg.Value(2.0, requires_grad=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with t:
+            (x * 3.0).backward()
+    assert x.grad == 3.0
+    assert len(t.errors) == 1 and "KeyError" in t.errors[0]
+    assert [w.category for w in caught] == [RuntimeWarning]
+
+
+def test_max_events_counts_what_was_dropped() -> None:
+    with mg.trace(max_events=2) as t:
+        x = mg.Value(2.0, requires_grad=True)
+        (x * 3.0 + 1.0).backward()
+    assert len(t.events) == 2 and t.dropped == 4  # backward ×2, free (of the 3.0 Mul kept), accumulate
+    assert "not recorded" in t.narrate()
+
+
+def test_on_pass_end_is_called_after_each_pass() -> None:
+    seen = []
+    with mg.trace(on_pass_end=lambda tr, p: seen.append((p.pass_no, p.finished, len(tr.events)))):
+        x = mg.Value(2.0, requires_grad=True)
+        (x * 3.0).backward()
+        (x * 4.0).backward()
+    assert seen == [(1, True, 4), (2, True, 8)]  # forward, backward, free, accumulate per pass
+
+
+# -- JSON and values ----------------------------------------------------------------------------------
+def test_to_json_is_one_object_per_event_with_numbers() -> None:
+    t, *_ = block2()
+    lines = t.to_json().splitlines()
+    assert len(lines) == len(t.events)
+    objs = [json.loads(line) for line in lines]
+    assert objs[3] == {
+        "kind": "backward", "step": 1, "pass_no": 1, "node": "SumBackward0", "node_id": "SumBackward0#1",
+        "label": "z", "op": "Sum", "output": 23.0, "inputs": [["MulBackward0#1", 8.0], ["MulBackward0#2", 15.0]],
+        "input_ids": ["MulBackward0#1", "MulBackward0#2"], "grad_output": 1.0,
+        "grad_inputs": [["MulBackward0#1", 1.0], ["MulBackward0#2", 1.0]],
+    }
+    acc = objs[6]
+    assert (acc["kind"], acc["label"], acc["old"], acc["new"], acc["leaf"]) == ("accumulate", "x[1]", None, 5.0, True)
+
+
+def test_json_writes_infinities_as_strings() -> None:
+    with mg.trace() as t:
+        x = mg.Value(0.0, requires_grad=True, label="x")
+        x.log().backward()
+    objs = [json.loads(line) for line in t.to_json().splitlines()]
+    assert objs[0]["output"] == "-inf"
+    assert objs[1]["grad_inputs"] == [["x", "inf"]]
+
+
+def test_snapshot_and_format_of_floats_ints_arrays_and_values() -> None:
+    assert snapshot(2.5) == 2.5 and snapshot(3) == 3 and snapshot(None) is None
+    assert snapshot(mg.Value(4.0)) == 4.0
+    small = np.array([4.0, 5.0], dtype=np.float32)
+    copy = snapshot(small)
+    small[0] = 99.0
+    assert copy.tolist() == [4.0, 5.0]  # a copy, not a view
+    big = snapshot(np.arange(100.0).reshape(10, 10))
+    assert big == ArraySummary((10, 10), "float64", 0.0, 99.0)
+    assert snapshot(np.float32(1.5)) == 1.5 and snapshot(np.array(2.0)) == 2.0
+    assert format_value(23.0) == "23.0" and format_value(1 / 3) == "0.333333" and format_value(None) == "None"
+    assert format_value(np.array([[1.0, 2.0], [3.0, 4.0]])) == "[[1.0, 2.0], [3.0, 4.0]]"
+    assert format_value(big) == "<10×10 float64 in [0.0, 99.0]>"
+    assert format_value(float("inf")) == "inf"
+    assert to_jsonable(np.array([1.0, 2.0])) == [1.0, 2.0]
+    assert to_jsonable(big) == {"shape": [10, 10], "dtype": "float64", "min": 0.0, "max": 99.0}
+    assert to_jsonable(float("nan")) == "nan"
+
+
+def test_identity_map_forgets_dead_keys_and_ignores_equality() -> None:
+    class Elementwise:
+        def __eq__(self, other):  # like a Tensor: == is not a bool
+            raise AssertionError("never compared")
+
+        __hash__ = object.__hash__
+
+    m = IdentityMap()
+    a, b = Elementwise(), Elementwise()
+    m[a] = "a"
+    m[b] = "b"
+    assert (m.get(a), m.get(b), len(m)) == ("a", "b", 2)
+    del a
+    gc.collect()
+    assert len(m) == 1 and m.pop(b) == "b" and m.get(b) is None
+
+
+def test_a_tracer_started_during_a_backward_pass_records_what_it_can() -> None:
+    t = mg.trace()
+    x = mg.Value(2.0, requires_grad=True, label="x")
+    y = x * 3.0
+    y.register_hook(lambda g: t.__enter__() and None)  # start recording halfway through
+    (y + 1.0).backward()
+    t.__exit__(None, None, None)
+    # the walk decided at its start that nobody listened: only hooks and .grad writes are still announced
+    assert [(e.kind, e.pass_no, e.label) for e in t.events] == [("hook", 1, "MulBackward0#1"), ("accumulate", 1, "x")]
+    assert t.errors == [] and len(t.passes) == 1 and t.passes[0].roots == ()
+    assert "backward pass 1 (begun before the trace started)" in t.narrate(color=False)
+    assert not events.listening

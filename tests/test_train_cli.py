@@ -1,0 +1,101 @@
+"""Tests for ``micrograd2 train`` (micrograd2/commands/train.py): exit codes, the summary,
+``--plot``, and the one-line failures (missing matplotlib, engine or scikit-learn)."""
+from __future__ import annotations
+
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from micrograd2.cli import main
+
+FAST = ["train", "--samples", "12", "--steps", "2", "--hidden", "4"]
+
+
+def run(args: list[str]):
+    return CliRunner().invoke(main, args)
+
+
+def test_a_run_exits_0_and_prints_a_summary() -> None:
+    result = run(FAST)
+    assert result.exit_code == 0, result.output
+    assert "moons: 12 samples, MLP 2-4-1 (17 parameters), sgd lr 0.1, scalar engine" in result.output
+    assert "steps: 2" in result.output and "final loss:" in result.output
+    assert "accuracy:" in result.output and "time per step:" in result.output and " ms" in result.output
+
+
+def test_every_option_reaches_the_run() -> None:
+    result = run(["train", "--dataset", "spirals", "--samples", "12", "--steps", "2", "--batch-size", "3",
+                  "--accum-steps", "2", "--optimizer", "adam", "--lr", "0.01", "--clip", "1.0",
+                  "--amp", "float16", "--hidden", "3,3", "--activation", "tanh", "--seed", "4",
+                  "--weight-decay", "0.01", "--noise", "0.1", "--device", "scalar"])
+    assert result.exit_code == 0, result.output
+    assert "spirals: 12 samples, MLP 2-3-3-3" in result.output and "adam lr 0.01" in result.output
+    assert "amp float16:" in result.output and "final scale" in result.output
+
+
+def test_momentum_option() -> None:
+    assert run([*FAST, "--momentum", "0.9"]).exit_code == 0
+
+
+def test_plot_writes_a_png(tmp_path) -> None:
+    pytest.importorskip("matplotlib")
+    path = tmp_path / "run.png"
+    result = run([*FAST, "--plot", str(path)])
+    assert result.exit_code == 0, result.output
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert f"plot written to {path}" in result.output
+
+
+def test_plot_without_matplotlib_fails_with_one_line_before_training(monkeypatch, tmp_path) -> None:
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    result = run([*FAST, "--plot", str(tmp_path / "run.png")])
+    assert result.exit_code == 1
+    assert result.output.strip() == (
+        "Error: --plot needs matplotlib, which isn't installed: pip install matplotlib (or micrograd2[plot])")
+    assert not (tmp_path / "run.png").exists()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--dataset", "mnist"],
+        ["--optimizer", "rmsprop"],
+        ["--steps", "0"],
+        ["--hidden", "16,x"],
+        ["--hidden", "16,0"],
+        ["--lr", "-1"],
+        ["--amp", "float32"],
+        ["--device", "tpu"],
+        ["--no-such-option"],
+    ],
+)
+def test_a_bad_option_exits_2_with_a_usage_error(args) -> None:
+    result = run(["train", *args])
+    assert result.exit_code == 2
+    assert "Error:" in result.output and "Traceback" not in result.output
+
+
+def test_device_cpu_without_the_vectorized_engine_exits_1_with_one_line(monkeypatch) -> None:
+    monkeypatch.setitem(sys.modules, "micrograd2.tensors.training", None)
+    result = run([*FAST, "--device", "cpu"])
+    assert result.exit_code == 1
+    errors = [line for line in result.output.splitlines() if line.startswith("Error:")]
+    assert len(errors) == 1 and "isn't available in this build" in errors[0]
+
+
+def test_digits_without_scikit_learn_exits_1_with_one_line(monkeypatch) -> None:
+    monkeypatch.setitem(sys.modules, "sklearn", None)
+    monkeypatch.setitem(sys.modules, "sklearn.datasets", None)
+    result = run([*FAST, "--dataset", "digits"])
+    assert result.exit_code == 1
+    errors = [line for line in result.output.splitlines() if line.startswith("Error:")]
+    assert len(errors) == 1 and "pip install scikit-learn" in errors[0]
+
+
+def test_help_lists_the_options() -> None:
+    result = run(["train", "--help"])
+    assert result.exit_code == 0
+    for option in ("--dataset", "--samples", "--steps", "--batch-size", "--lr", "--optimizer", "--momentum",
+                   "--accum-steps", "--clip", "--amp", "--hidden", "--seed", "--plot", "--device"):
+        assert option in result.output
