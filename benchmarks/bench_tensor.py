@@ -2,6 +2,7 @@
 
     python benchmarks/bench_tensor.py            # the full run (a few minutes on 2 cores)
     python benchmarks/bench_tensor.py --quick    # fewer repetitions, no scalar batch of 10,000
+    python benchmarks/bench_tensor.py --threads 1  # BLAS and torch limited to one thread each
 
 What it measures, each timing a median over interleaved repetitions (micrograd2, torch, micrograd2, …):
 
@@ -36,6 +37,8 @@ BATCH = 512
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repetitions; skip the slowest case")
+    parser.add_argument("--threads", type=int, default=None,
+                        help="limit NumPy's BLAS (with threadpoolctl) and torch to this many threads")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if not args.child:
@@ -44,8 +47,18 @@ def main() -> None:
         env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
         print(f"(child process without {', '.join(removed)})" if removed else "(OPENBLAS_CORETYPE not set)")
         command = [sys.executable, os.path.abspath(__file__), "--child"] + (["--quick"] if args.quick else [])
+        if args.threads:
+            command += ["--threads", str(args.threads)]
         sys.exit(subprocess.call(command, env=env))
-    run(args.quick)
+    if args.threads:
+        try:
+            from threadpoolctl import threadpool_limits
+        except ImportError:
+            sys.exit("--threads needs threadpoolctl: pip install threadpoolctl")
+        with threadpool_limits(limits=args.threads, user_api="blas"):
+            run(args.quick)
+    else:
+        run(args.quick)
 
 
 # -- timing -----------------------------------------------------------------------------------------
@@ -65,6 +78,8 @@ def interleaved(fns: dict[str, Callable[[], Any]], reps: int, warmup: int = 2) -
 
 def per_call(fn: Callable[[], Any], n: int, rounds: int = 7) -> float:
     """Median seconds per call of ``fn`` over ``rounds`` loops of ``n`` calls."""
+    for _ in range(n // 10):  # warm up
+        fn()
     results = []
     for _ in range(rounds):
         start = time.perf_counter()
@@ -153,35 +168,40 @@ def mlp_step(np: Any, torch: Any, mg: Any, reps: int, peak: float) -> None:
 
 
 def crossover(np: Any, mg: Any, quick: bool) -> None:
-    from micrograd2.data import make_moons
-    from micrograd2.nn.linear import TensorMLP
-
     print("\nTwo moons, MLP(2, [16, 16, 1]), one hinge-loss SGD step: scalar engine vs Tensor engine (float32)")
     print(f"{'batch':>7}{'scalar ms':>12}{'tensor ms':>12}{'speed-up':>10}")
     for batch in (100, 1000) if quick else (100, 1000, 10000):
-        X, y = make_moons(batch, noise=0.1, seed=0)
-        labels = [2.0 * t - 1.0 for t in y]
-        scalar = mg.nn.MLP(2, [16, 16, 1], seed=0)
-        sopt = mg.optim.SGD(scalar.parameters(), lr=0.05)
-        vector = TensorMLP.from_mlp(mg.nn.MLP(2, [16, 16, 1], seed=0), dtype="float32")
-        vopt = mg.optim.SGD(vector.parameters(), lr=0.05)
-        xt, yt = mg.tensor(X), mg.tensor([[v] for v in labels])
-
-        def scalar_step() -> None:
-            loss = mg.nn.functional.hinge_loss([scalar(x) for x in X], labels)
-            sopt.zero_grad()
-            loss.backward()
-            sopt.step()
-
-        def tensor_step() -> None:
-            loss = mg.nn.functional.hinge_loss(vector(xt), yt)
-            vopt.zero_grad()
-            loss.backward()
-            vopt.step()
-
-        reps = 1 if batch >= 10000 else 3 if batch >= 1000 else 7
-        m = interleaved({"scalar": scalar_step, "tensor": tensor_step}, reps, warmup=1)
+        m = _crossover_row(mg, batch)
         print(f"{batch:>7}{m['scalar'] * 1e3:>12.2f}{m['tensor'] * 1e3:>12.2f}{m['scalar'] / m['tensor']:>9.0f}x")
+
+
+def _crossover_row(mg: Any, batch: int) -> dict[str, float]:
+    """Median seconds of one training step at ``batch`` on each engine, from the same initial weights."""
+    from micrograd2.data import make_moons
+    from micrograd2.nn.linear import TensorMLP
+
+    X, y = make_moons(batch, noise=0.1, seed=0)
+    labels = [2.0 * t - 1.0 for t in y]
+    scalar = mg.nn.MLP(2, [16, 16, 1], seed=0)
+    sopt = mg.optim.SGD(scalar.parameters(), lr=0.05)
+    vector = TensorMLP.from_mlp(mg.nn.MLP(2, [16, 16, 1], seed=0), dtype="float32")
+    vopt = mg.optim.SGD(vector.parameters(), lr=0.05)
+    xt, yt = mg.tensor(X), mg.tensor([[v] for v in labels])
+
+    def scalar_step() -> None:
+        loss = mg.nn.functional.hinge_loss([scalar(x) for x in X], labels)
+        sopt.zero_grad()
+        loss.backward()
+        sopt.step()
+
+    def tensor_step() -> None:
+        loss = mg.nn.functional.hinge_loss(vector(xt), yt)
+        vopt.zero_grad()
+        loss.backward()
+        vopt.step()
+
+    reps = 1 if batch >= 10000 else 3 if batch >= 1000 else 7
+    return interleaved({"scalar": scalar_step, "tensor": tensor_step}, reps, warmup=1)
 
 
 def overhead(np: Any, torch: Any, mg: Any) -> None:

@@ -54,8 +54,30 @@ def main() -> None:
         encoding="utf-8",
     )
     written.append(str(narration))
+    steps = t.narrate("steps", color=False)
+    written.append(terminal_svg(f"$ micrograd2 lesson run 2   # block 2, narrated\n\n{steps}", DOCS / "lesson2_narration.svg"))
     for path in written:
         print("wrote", Path(path).relative_to(DOCS.parent))
+
+
+def terminal_svg(text: str, path: Path) -> str:
+    """A picture of ``text`` as a terminal shows it (monospace, dark background): the README's screenshot."""
+    from xml.sax.saxutils import escape
+
+    lines = text.splitlines()
+    width = 9 * max(len(line) for line in lines) + 40
+    height = 18 * len(lines) + 30
+    rows = [
+        f'<text x="20" y="{28 + 18 * i}" xml:space="preserve">{escape(line)}</text>' for i, line in enumerate(lines)
+    ]
+    path.write_text(
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}">\n'
+        f'<rect width="100%" height="100%" rx="8" fill="#1e1e1e"/>\n'
+        f'<g font-family="DejaVu Sans Mono, Menlo, Consolas, monospace" font-size="14" fill="#e8e8e8">\n'
+        + "\n".join(rows) + "\n</g>\n</svg>\n",
+        encoding="utf-8",
+    )
+    return str(path)
 
 
 if __name__ == "__main__":

@@ -362,13 +362,22 @@ def test_hooks_on_tensors_replace_the_gradient_and_can_be_removed() -> None:
     assert x.grad.tolist() == [3.0, 3.0]
 
 
-def test_hook_on_a_non_leaf_sees_a_tensor_or_array_gradient() -> None:
+def test_hook_on_a_non_leaf_receives_a_tensor_and_may_replace_it() -> None:
     x = mg.tensor([1.0, 1.0], requires_grad=True)
     h = x * 3
     seen: list[Any] = []
     h.register_hook(lambda g: seen.append(g) or g * 2)
     h.sum().backward()
-    assert x.grad.tolist() == [6.0, 6.0] and np.asarray(seen[0]).tolist() == [1.0, 1.0]
+    assert isinstance(seen[0], Tensor) and seen[0].tolist() == [1.0, 1.0]
+    assert x.grad.tolist() == [6.0, 6.0]
+
+
+def test_a_hook_returning_none_keeps_the_gradient() -> None:
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    shapes: list[tuple[int, ...]] = []
+    x.register_hook(lambda g: shapes.append(g.shape))
+    (x * 2).sum().backward()
+    assert shapes == [(2,)] and x.grad.tolist() == [2.0, 2.0]
 
 
 # -- custom Functions ------------------------------------------------------------------------------------

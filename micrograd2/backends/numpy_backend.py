@@ -129,6 +129,13 @@ class NumpyBackend(ArrayBackend):
         return _arr(_UNARY[op](x))
 
     def where(self, cond: Array, a: Array | float, b: Array | float) -> Array:
+        zero_else = isinstance(b, (int, float)) and b == 0
+        if zero_else and type(a) is _ndarray and a.dtype.kind == "f" and getattr(cond, "dtype", None) == np.bool_:
+            # ``where(mask, g, 0)`` (every ReLU backward): a product is ~15x faster than a masked select,
+            # and the same unless g has inf/nan (inf·0 = nan), checked with one cheap pass
+            out = np.multiply(a, cond, dtype=a.dtype)
+            if np.isfinite(a).all():
+                return out
         return _arr(np.where(cond, a, b))
 
     # -- reductions ----------------------------------------------------------------
@@ -197,6 +204,8 @@ class NumpyBackend(ArrayBackend):
     def iadd(self, x: Array, y: Array | float, alpha: float = 1.0) -> None:
         if alpha == 1.0:
             np.add(x, y, out=x)
+        elif alpha == -1.0:
+            np.subtract(x, y, out=x)
         else:
             np.add(x, np.multiply(y, alpha, dtype=x.dtype), out=x)
 

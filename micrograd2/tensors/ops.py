@@ -848,12 +848,20 @@ class SetItem(TensorFunction):
 
 
 # -- matrix products ----------------------------------------------------------------------------
-def _grad_like(be: Any, like: Any, left: Any, right: Any) -> Any:
-    """``left @ right``, made in the memory layout of ``like`` (a column-major input gets a
-    column-major gradient, computed as ``(rightᵀ @ leftᵀ)ᵀ``, so that a ``TBackward0`` after it gives
-    a row-major weight gradient without a copy)."""
+def _layouts(be: Any, a: Any, b: Any) -> tuple[bool, bool]:
+    """Is each operand column-major (a transposed view, like ``W.t()``)?  Backends that don't say
+    (``is_column_major`` is optional) keep everything row-major."""
     column_major = getattr(be, "is_column_major", None)
-    if column_major is not None and column_major(like):
+    if column_major is None:
+        return False, False
+    return column_major(a), column_major(b)
+
+
+def _matmul_as(be: Any, column_major: bool, left: Any, right: Any) -> Any:
+    """``left @ right`` in the layout of the input it is the gradient of: a column-major input gets a
+    column-major gradient, computed as ``(rightᵀ @ leftᵀ)ᵀ`` (the same product, no copy), so that the
+    ``TBackward0`` after it hands the weight a row-major gradient."""
+    if column_major:
         return be.transpose(be.matmul(be.transpose(right, (1, 0)), be.transpose(left, (1, 0))), (1, 0))
     return be.matmul(left, right)
 
@@ -863,12 +871,15 @@ class Mm(TensorFunction):
 
     node_name = "MmBackward0"
     autocast = "lowp"
+    ctx_slots = ("layouts",)
 
     @staticmethod
     def forward(ctx, a, b):
         need_a, need_b = ctx.needs_input_grad
         ctx.save_for_backward(a if need_b else None, b if need_a else None)
-        return backend(a, b).matmul(a, b)
+        be = backend(a, b)
+        ctx.layouts = _layouts(be, a, b)
+        return be.matmul(a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -876,8 +887,9 @@ class Mm(TensorFunction):
         if _is_t(grad, a, b):
             return (None if b is None else grad @ t(b)), (None if a is None else t(a) @ grad)
         be = backend(grad)
-        grad_a = None if b is None else _grad_like(be, a if a is not None else grad, grad, be.transpose(b, (1, 0)))
-        grad_b = None if a is None else _grad_like(be, b if b is not None else grad, be.transpose(a, (1, 0)), grad)
+        a_layout, b_layout = ctx.layouts
+        grad_a = None if b is None else _matmul_as(be, a_layout, grad, be.transpose(b, (1, 0)))
+        grad_b = None if a is None else _matmul_as(be, b_layout, be.transpose(a, (1, 0)), grad)
         return grad_a, grad_b
 
 
@@ -889,7 +901,7 @@ class Addmm(TensorFunction):
 
     node_name = "AddmmBackward0"
     autocast = "lowp"
-    ctx_slots = ("bias_shape",)
+    ctx_slots = ("bias_shape", "layouts")
 
     @staticmethod
     def forward(ctx, bias, a, b):
@@ -897,6 +909,7 @@ class Addmm(TensorFunction):
         ctx.save_for_backward(None, a if need_b else None, b if need_a else None)  # by position
         ctx.bias_shape = _shape_of(bias)
         be = backend(a, b)
+        ctx.layouts = _layouts(be, a, b)
         out = be.matmul(a, b)
         be.iadd(out, bias)  # out is new: adding in place saves a temporary
         return out
@@ -909,8 +922,9 @@ class Addmm(TensorFunction):
         if _is_t(grad, a, b):
             return grad_bias, (None if b is None else grad @ t(b)), (None if a is None else t(a) @ grad)
         be = backend(grad)
-        grad_a = None if b is None else be.matmul(grad, be.transpose(b, (1, 0)))
-        grad_b = None if a is None else _grad_like(be, b if b is not None else grad, be.transpose(a, (1, 0)), grad)
+        a_layout, b_layout = ctx.layouts
+        grad_a = None if b is None else _matmul_as(be, a_layout, grad, be.transpose(b, (1, 0)))
+        grad_b = None if a is None else _matmul_as(be, b_layout, be.transpose(a, (1, 0)), grad)
         return grad_bias, grad_a, grad_b
 
 

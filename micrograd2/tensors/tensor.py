@@ -209,6 +209,11 @@ class Tensor(Variable):
         out.label = self.label
         return out
 
+    def register_hook(self, hook: Any) -> Any:
+        """Run ``hook(grad)`` — ``grad`` a Tensor, as in PyTorch — when this Tensor's gradient is
+        computed; a Tensor it returns replaces the gradient.  Returns a handle with ``.remove()``."""
+        return super().register_hook(_TensorHook(hook, self.dtype))
+
     def detach_(self) -> Tensor:
         """Make this Tensor a leaf outside the graph, in place."""
         self.grad_fn = None
@@ -739,11 +744,13 @@ class Tensor(Variable):
         return self._in_place(fn, o)  # type: ignore[return-value]
 
     def add_(self, other: Any, alpha: float = 1.0) -> Tensor:
+        """``self += alpha · other`` in place (PyTorch's ``add_(other, alpha=…)``)."""
         if alpha != 1.0:
             other = other * alpha
         return self._in_place_op(ops.Add, other, "add")
 
     def sub_(self, other: Any, alpha: float = 1.0) -> Tensor:
+        """``self −= alpha · other`` in place."""
         if alpha != 1.0:
             other = other * alpha
         return self._in_place_op(ops.Sub, other, "sub")
@@ -807,6 +814,21 @@ class Tensor(Variable):
 
     def type_as(self, other: Tensor) -> Tensor:
         return self.to(other.dtype)
+
+
+class _TensorHook:
+    """A user's hook, called with the gradient as a Tensor (the engine passes arrays along)."""
+
+    __slots__ = ("hook", "dtype")
+
+    def __init__(self, hook: Any, dtype: str) -> None:
+        self.hook, self.dtype = hook, dtype
+
+    def __call__(self, grad: Any) -> Any:
+        if isinstance(grad, Variable):  # create_graph: already a Tensor
+            return self.hook(grad)
+        out = self.hook(Tensor._wrap(grad, self.dtype, None))
+        return out.data if isinstance(out, Tensor) else out
 
 
 class MaxResult(tuple):  # type: ignore[type-arg]

@@ -1,0 +1,71 @@
+"""The Tensor engine on the CUDA backend, run on the CPU emulator of the kernels (no GPU needed): the ops
+go through the backend interface only, so ``device="cuda"`` computes what ``device="cpu"`` does."""
+from __future__ import annotations
+
+from typing import Iterator
+
+import numpy as np
+import pytest
+
+import micrograd2 as mg
+from micrograd2 import backends
+from micrograd2.tensors import functional as F
+
+emulator = pytest.importorskip("cuda_emu.emulator")
+cuda = pytest.importorskip("micrograd2.backends.cuda")
+
+
+@pytest.fixture
+def emulated_cuda(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """``get_backend("cuda")`` returns a CudaBackend whose device is the CPU emulator."""
+    be = cuda.CudaBackend(emulator.EmulatedDevice(tiles=emulator.SMALL_TILES))
+    monkeypatch.setitem(backends._backends, "cuda", be)
+    array_type = type(be.full((1,), 0.0, "float32"))
+    monkeypatch.setitem(backends._by_array_type, array_type, be)
+    yield
+
+
+def _mlp_step(device: str) -> tuple[float, list[np.ndarray]]:
+    rng = np.random.default_rng(0)
+    x = mg.tensor(rng.normal(size=(6, 3)), dtype="float64", device=device)
+    model = mg.nn.TensorMLP.from_mlp(mg.nn.MLP(3, [5, 4], seed=1), dtype="float64", device=device)
+    loss = F.cross_entropy(model(x), [0, 1, 2, 3, 0, 1])
+    loss.backward()
+    return loss.item(), [p.grad.to("cpu").numpy() for p in model.parameters()]
+
+
+def test_an_mlp_step_on_emulated_cuda_matches_cpu(emulated_cuda: None) -> None:
+    cpu_loss, cpu_grads = _mlp_step("cpu")
+    gpu_loss, gpu_grads = _mlp_step("cuda")
+    assert gpu_loss == pytest.approx(cpu_loss, rel=1e-12)
+    for g, c in zip(gpu_grads, cpu_grads):
+        np.testing.assert_allclose(g, c, rtol=1e-10, atol=1e-14)
+
+
+def test_ops_and_moves_between_devices_on_emulated_cuda(emulated_cuda: None) -> None:
+    a = mg.tensor([[1.0, -2.0], [3.0, 4.0]], requires_grad=True)
+    b = a.to("cuda")
+    assert b.device == "cuda" and b.grad_fn.name() == "ToCopyBackward0"
+    y = ((b * b).sum(1).sqrt() + b.relu().amax(1) - b.T.mean(0)).exp()[b.detach().amax(1) > 0]
+    y = y.sum() + b[0, 1] * b.max()
+    y.backward()
+    assert a.grad is not None and a.grad.device == "cpu"
+    a2 = mg.tensor([[1.0, -2.0], [3.0, 4.0]], requires_grad=True)
+    y2 = ((a2 * a2).sum(1).sqrt() + a2.relu().amax(1) - a2.T.mean(0)).exp()[a2.detach().amax(1) > 0]
+    (y2.sum() + a2[0, 1] * a2.max()).backward()
+    np.testing.assert_allclose(a.grad.numpy(), a2.grad.numpy(), rtol=1e-6)
+
+
+def test_sgd_updates_parameters_on_emulated_cuda(emulated_cuda: None) -> None:
+    w = mg.tensor([1.0, 2.0], requires_grad=True, device="cuda")
+    opt = mg.optim.SGD([w], lr=0.5, momentum=0.9)
+    (w * w).sum().backward()
+    opt.step()
+    assert w.to("cpu").tolist() == [0.0, 0.0] and w._version == 1
+
+
+def test_a_cpu_scalar_tensor_mixes_with_cuda_tensors(emulated_cuda: None) -> None:
+    w = mg.tensor([1.0, 2.0], device="cuda")
+    assert (w * mg.tensor(3.0)).to("cpu").tolist() == [3.0, 6.0]
+    with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
+        w + mg.tensor([1.0, 1.0])
