@@ -10,9 +10,9 @@ What it measures, each timing a median over interleaved repetitions (micrograd2,
 2. one training step (forward, cross-entropy, backward, SGD) of an MLP 784-512-512-10 on a batch of
    512 float32, micrograd2 (device="cpu") against torch with the same number of threads, and the
    GFLOP/s each achieves;
-3. the scalar engine against the Tensor engine on the two-moons MLP(2, [16, 16, 1]) at batch 100,
-   1,000 and 10,000 (one hinge-loss SGD step): where vectorizing starts to pay;
-4. the Python overhead of one tiny Tensor op ((2, 2) add) against torch's.
+3. the scalar engine against the Tensor engine on the two-moons MLP(2, [16, 16, 1]) at batch 1, 10,
+   100, 1,000 and 10,000 (one hinge-loss SGD step): where vectorizing starts to pay;
+4. the Python overhead of one tiny Tensor op ((2, 2) add) against torch's, with the cyclic GC on and off.
 
 The measurements run in a child process whose environment lacks ``OPENBLAS_CORETYPE`` and
 ``OPENBLAS_L2_SIZE`` (set on some machines for old OpenBLAS builds; they slow a current NumPy), so
@@ -55,6 +55,8 @@ def main() -> None:
             from threadpoolctl import threadpool_limits
         except ImportError:
             sys.exit("--threads needs threadpoolctl: pip install threadpoolctl")
+        import numpy  # noqa: F401  (load the BLAS first: threadpoolctl limits libraries already loaded)
+
         with threadpool_limits(limits=args.threads, user_api="blas"):
             run(args.quick)
     else:
@@ -68,6 +70,7 @@ def interleaved(fns: dict[str, Callable[[], Any]], reps: int, warmup: int = 2) -
     for i in range(warmup + reps):
         for name, fn in fns.items():
             gc.collect()
+            time.sleep(0.02)  # let the other library's worker threads stop spinning before we start
             start = time.perf_counter()
             fn()
             elapsed = time.perf_counter() - start
@@ -153,7 +156,7 @@ def mlp_step(np: Any, torch: Any, mg: Any, reps: int, peak: float) -> None:
             topt.step()
 
         fns["torch"] = step_torch
-    medians = interleaved(fns, reps)
+    medians = interleaved(fns, reps, warmup=3)
     weights = sum(LAYERS[i] * LAYERS[i + 1] for i in range(len(LAYERS) - 1))
     later = sum(LAYERS[i] * LAYERS[i + 1] for i in range(1, len(LAYERS) - 1))
     flops = 2 * BATCH * (2 * weights + later)  # forward, weight gradients, input gradients of layers 2..
@@ -170,7 +173,7 @@ def mlp_step(np: Any, torch: Any, mg: Any, reps: int, peak: float) -> None:
 def crossover(np: Any, mg: Any, quick: bool) -> None:
     print("\nTwo moons, MLP(2, [16, 16, 1]), one hinge-loss SGD step: scalar engine vs Tensor engine (float32)")
     print(f"{'batch':>7}{'scalar ms':>12}{'tensor ms':>12}{'speed-up':>10}")
-    for batch in (100, 1000) if quick else (100, 1000, 10000):
+    for batch in (1, 10, 100, 1000) if quick else (1, 10, 100, 1000, 10000):
         m = _crossover_row(mg, batch)
         print(f"{batch:>7}{m['scalar'] * 1e3:>12.2f}{m['tensor'] * 1e3:>12.2f}{m['scalar'] / m['tensor']:>9.0f}x")
 
@@ -200,32 +203,50 @@ def _crossover_row(mg: Any, batch: int) -> dict[str, float]:
         loss.backward()
         vopt.step()
 
-    reps = 1 if batch >= 10000 else 3 if batch >= 1000 else 7
+    reps = 1 if batch >= 10000 else 3 if batch >= 1000 else 7 if batch >= 100 else 21
     return interleaved({"scalar": scalar_step, "tensor": tensor_step}, reps, warmup=1)
 
 
-def overhead(np: Any, torch: Any, mg: Any) -> None:
-    print("\nPython overhead of one tiny op: (2, 2) float32 add, microseconds per call")
+def tiny_ops(np: Any, mg: Any) -> dict[str, tuple[float, float]]:
+    """Microseconds per (2, 2) add for NumPy and micrograd2, GC on and off.  Run before torch is
+    imported: torch's 10⁵ Python objects make every later cyclic-GC pass slower, for any library."""
     a, b = mg.tensor([[1.0, 2.0], [3.0, 4.0]]), mg.tensor([[5.0, 6.0], [7.0, 8.0]])
     ag = mg.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
     na, nb = a.numpy(), b.numpy()
-    rows = [("numpy np.add (the floor)", lambda: np.add(na, nb)),
-            ("micrograd2 a + b", lambda: a + b),
-            ("micrograd2 a + b, a requires grad", lambda: ag + b)]
-    if torch is not None:
-        ta, tb = torch.tensor([[1.0, 2.0], [3.0, 4.0]]), torch.tensor([[5.0, 6.0], [7.0, 8.0]])
-        tg = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
-        rows += [("torch a + b", lambda: ta + tb), ("torch a + b, a requires grad", lambda: tg + tb)]
-    results = {name: per_call(fn, 20000) * 1e6 for name, fn in rows}
-    for name, us in results.items():
-        print(f"{name:<38}{us:>8.2f} us")
-    floor = results["numpy np.add (the floor)"]
-    mine = results["micrograd2 a + b, a requires grad"]
-    print(f"micrograd2 overhead above NumPy: {results['micrograd2 a + b'] - floor:.2f} us "
-          f"(recorded: {mine - floor:.2f} us; target <= 5 us)")
-    if torch is not None:
-        print(f"micrograd2 / torch per op: {results['micrograd2 a + b'] / results['torch a + b']:.2f}x, "
-              f"recorded {mine / results['torch a + b, a requires grad']:.2f}x")
+    return _per_op({"numpy np.add (the floor)": lambda: np.add(na, nb),
+                    "micrograd2 a + b": lambda: a + b,
+                    "micrograd2 a + b, a requires grad": lambda: ag + b})
+
+
+def tiny_ops_torch(torch: Any) -> dict[str, tuple[float, float]]:
+    ta, tb = torch.tensor([[1.0, 2.0], [3.0, 4.0]]), torch.tensor([[5.0, 6.0], [7.0, 8.0]])
+    tg = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    return _per_op({"torch a + b": lambda: ta + tb, "torch a + b, a requires grad": lambda: tg + tb})
+
+
+def _per_op(fns: dict[str, Callable[[], Any]]) -> dict[str, tuple[float, float]]:
+    on = {name: per_call(fn, 20000) * 1e6 for name, fn in fns.items()}
+    gc.disable()
+    try:
+        off = {name: per_call(fn, 20000) * 1e6 for name, fn in fns.items()}
+    finally:
+        gc.enable()
+    return {name: (on[name], off[name]) for name in fns}
+
+
+def overhead(results: dict[str, tuple[float, float]]) -> None:
+    print("\nPython overhead of one tiny op: (2, 2) float32 add, microseconds per call "
+          "(micrograd2 measured before torch was imported)")
+    print(f"{'':<38}{'GC on':>11}{'GC off':>10}")
+    for name, (on, off) in results.items():
+        print(f"{name:<38}{on:>8.2f} us{off:>7.2f} us")
+    floor = results["numpy np.add (the floor)"][0]
+    plain, recorded = results["micrograd2 a + b"][0], results["micrograd2 a + b, a requires grad"][0]
+    print(f"micrograd2 overhead above NumPy: {plain - floor:.2f} us, {recorded - floor:.2f} us recorded "
+          "(target <= 5 us)")
+    if "torch a + b" in results:
+        print(f"micrograd2 / torch per op: {plain / results['torch a + b'][0]:.2f}x, "
+              f"recorded {recorded / results['torch a + b, a requires grad'][0]:.2f}x")
 
 
 def run(quick: bool) -> None:
@@ -233,6 +254,7 @@ def run(quick: bool) -> None:
 
     import micrograd2 as mg
 
+    tiny = tiny_ops(np, mg)
     try:
         import torch
     except ImportError:
@@ -242,9 +264,10 @@ def run(quick: bool) -> None:
     if torch is not None:
         torch.set_num_threads(threads)
         print(f"torch {torch.__version__}: {torch.get_num_threads()} thread(s) (set to match NumPy's BLAS)")
+        tiny.update(tiny_ops_torch(torch))
     mlp_step(np, torch, mg, reps=5 if quick else 15, peak=peak)
     crossover(np, mg, quick)
-    overhead(np, torch, mg)
+    overhead(tiny)
 
 
 if __name__ == "__main__":

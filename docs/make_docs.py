@@ -55,7 +55,8 @@ def main() -> None:
     )
     written.append(str(narration))
     steps = t.narrate("steps", color=False)
-    written.append(terminal_svg(f"$ micrograd2 lesson run 2   # block 2, narrated\n\n{steps}", DOCS / "lesson2_narration.svg"))
+    screen = f"$ micrograd2 lesson run 2   # block 2, narrated\n\n{steps}"
+    written.append(terminal_svg(screen, DOCS / "lesson2_narration.svg"))
     for path in written:
         print("wrote", Path(path).relative_to(DOCS.parent))
 

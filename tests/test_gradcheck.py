@@ -46,3 +46,9 @@ def test_gradcheck_can_return_false_instead_of_raising() -> None:
 
 def test_gradcheck_holds_inputs_without_grad_fixed() -> None:
     assert mg.autograd.gradcheck(lambda a, b: a * b, [mg.Value(2.0, requires_grad=True), mg.Value(3.0)])
+
+
+def test_gradcheck_warns_for_low_precision_inputs_like_pytorch() -> None:
+    x = mg.Value(1.0, requires_grad=True, dtype="float32")
+    with pytest.warns(UserWarning, match="is not a double precision"):
+        mg.autograd.gradcheck(Square, [x], raise_exception=False)

@@ -155,3 +155,11 @@ def test_bfloat16_rounds_to_nearest_even_with_8_bits() -> None:
     assert out[2] == pytest.approx(1.0011717677116394e-08, rel=1e-7)  # PYTORCH_TRUTH E15
     assert np.isinf(out[3]) and np.isnan(out[4]) and out[5] == -np.inf
     assert be.dtype(be.astype(np.ones(2), "bfloat16")) == "float32"
+
+
+def test_float16_matmul_and_sum_accumulate_in_float32_and_round_once() -> None:
+    a = np.full((1, 4096), 1.0, dtype=np.float16)
+    b = np.full((4096, 1), 1.0, dtype=np.float16)
+    assert be.matmul(a, b).dtype == np.float16 and be.matmul(a, b).item() == 4096.0
+    assert be.sum(np.full(4096, 1.0, dtype=np.float16)).item() == 4096.0  # float16 steps are 4 here
+    assert be.sum(np.full(4096, 1.0, dtype=np.float16)).dtype == np.float16

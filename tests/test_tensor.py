@@ -341,6 +341,20 @@ def test_setitem_writes_in_place_with_copyslices() -> None:
     assert x.tolist() == [7.0, 2.0, 3.0]
 
 
+def test_copy_and_fill_in_place() -> None:
+    src = mg.tensor([1.0, 2.0], requires_grad=True)
+    buf = mg.tensor([0.0, 0.0])
+    buf.copy_(src * 3)
+    assert buf.tolist() == [3.0, 6.0] and buf.requires_grad
+    buf.sum().backward()
+    assert src.grad.tolist() == [3.0, 3.0]
+    with mg.no_grad():
+        src.fill_(7.0)
+    assert src.tolist() == [7.0, 7.0]
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
+        src.copy_(mg.tensor([0.0, 0.0]))
+
+
 def test_zero_on_a_non_leaf_cuts_the_gradient() -> None:
     x = mg.tensor([1.0], requires_grad=True)
     a = x * 2
@@ -462,3 +476,28 @@ def test_anomaly_mode_names_the_node_that_made_nan() -> None:
     with pytest.warns(UserWarning), mg.detect_anomaly():
         with pytest.raises(RuntimeError, match="Function 'LogBackward0' returned nan values in its 0th output"):
             (x.log() * 0).sum().backward()
+
+
+# -- gradcheck -----------------------------------------------------------------------------------------
+def test_gradcheck_checks_tensors_element_by_element() -> None:
+    x = mg.tensor([[0.5, -1.0], [2.0, 0.25]], requires_grad=True, dtype="float64")
+    w = mg.tensor([1.5, -0.5], requires_grad=True, dtype="float64")
+    assert mg.autograd.gradcheck(lambda a, b: ((a @ b).tanh() * a.sum(0)).sum(), (x, w))
+
+
+class WrongSquare(mg.Function):
+    @staticmethod
+    def forward(ctx: Any, x: Any) -> Any:
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    def backward(ctx: Any, grad: Any) -> Any:
+        (x,) = ctx.saved_tensors
+        return grad * 3 * x
+
+
+def test_gradcheck_names_the_element_that_disagrees() -> None:
+    x = mg.tensor([1.0, 2.0], requires_grad=True, dtype="float64")
+    with pytest.raises(mg.autograd.GradcheckError, match="input 0, element 0"):
+        mg.autograd.gradcheck(lambda a: WrongSquare.apply(a).sum(), (x,))

@@ -352,7 +352,16 @@ def test_comparisons_give_bool_tensors_without_history() -> None:
     assert (x <= 2).tolist() == [True, True, False]
     assert (x == mg.tensor([1.0, 0.0, 3.0])).dtype == "bool"
     assert (x != 2).tolist() == [True, False, True]
-    assert (x >= 2).grad_fn is None
+    assert (x >= 2).grad_fn is None and (x >= 2).tolist() == [False, True, True]
+    assert (x < 2).tolist() == [True, False, False]
+    nan = mg.tensor([float("nan")])
+    assert not (nan >= 0).item() and not (nan <= 0).item() and (nan != nan).item()
+
+
+def test_any_and_all() -> None:
+    t = mg.tensor([0.0, 2.0])
+    assert t.any().item() and not t.all().item()
+    assert (t >= 0).all().item() and t.any().dtype == "bool"
 
 
 def test_dtype_promotion_follows_pytorch() -> None:

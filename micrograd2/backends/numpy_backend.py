@@ -8,6 +8,9 @@ that make them (``div``, ``pow``, ``log``, ``sqrt``, ``exp``) run under
 ``numpy.errstate(all="ignore")``; the cheap ones (``add``, ``mul``…) skip that
 cost and rely on a warnings filter for this module.
 
+float16 has no BLAS: its matrix products and sums are computed in float32 and rounded
+once to float16 (the API's arithmetic model: accumulate exactly, round the result once).
+
 ``bfloat16`` has no NumPy type: a bfloat16 array is stored as ``float32`` whose
 values are rounded to bfloat16 (8 significant bits, round to nearest even) by
 ``astype(x, "bfloat16")`` / ``from_host(data, "bfloat16")``.
@@ -32,6 +35,7 @@ STORAGE: dict[str, Any] = {
 _NAMES = {np.dtype(np.float64): "float64", np.dtype(np.float32): "float32", np.dtype(np.float16): "float16",
           np.dtype(np.int64): "int64", np.dtype(np.bool_): "bool", np.dtype(np.int32): "int32"}
 _ndarray = np.ndarray
+_F16 = np.dtype(np.float16)
 _add: Any = np.add  # (typed loosely: NumPy's stubs want literal keepdims)
 _maximum: Any = np.maximum
 
@@ -140,6 +144,8 @@ class NumpyBackend(ArrayBackend):
 
     # -- reductions ----------------------------------------------------------------
     def sum(self, x: Array, axis: Any = None, keepdims: bool = False) -> Array:
+        if x.dtype == _F16:  # accumulate in float32, round once (as PyTorch; float16 sums drift)
+            return _arr(_add.reduce(x, axis=axis, keepdims=keepdims, dtype=np.float32).astype(_F16))
         return _arr(_add.reduce(x, axis=axis, keepdims=keepdims))
 
     def max(self, x: Array, axis: Any = None, keepdims: bool = False) -> Array:
@@ -155,6 +161,9 @@ class NumpyBackend(ArrayBackend):
 
     # -- linear algebra and shape ------------------------------------------------
     def matmul(self, a: Array, b: Array) -> Array:
+        if a.dtype == _F16 or b.dtype == _F16:  # no float16 BLAS: multiply in float32, round once
+            with np.errstate(all="ignore"):
+                return _arr(np.matmul(a.astype(np.float32), b.astype(np.float32)).astype(_F16))
         return _arr(np.matmul(a, b))
 
     def reshape(self, x: Array, shape: Sequence[int]) -> Array:

@@ -433,23 +433,27 @@ class Tensor(Variable):
         return self.to("float32") if self.dtype in INTEGERS else self
 
     # comparisons: elementwise, bool Tensors, no graph (as PyTorch); hash stays identity
-    def _compare(self, op: str, other: Any, swap: bool = False, negate: bool = False) -> Tensor:
+    def _compare(self, op: str, other: Any, swap: bool = False) -> Tensor:
+        """``self (op) other`` elementwise (``op``: ``gt``, ``eq``, ``ne``, ``ge``); ``swap`` flips the sides."""
         o = self._operand(other)
         if o is NotImplemented:
             return NotImplemented  # type: ignore[return-value]
         od = o.data if isinstance(o, Tensor) else o
         a, b = (od, self.data) if swap else (self.data, od)
         be = self._backend
-        out = be.binary(op, a, b)
-        if negate:
-            out = be.binary("eq", out, False)
+        if op == "ne":
+            out = be.binary("eq", be.binary("eq", a, b), False)
+        elif op == "ge":  # a > b or a == b (so that NaN compares False, as IEEE says)
+            out = be.binary("maximum", be.binary("gt", a, b), be.binary("eq", a, b))
+        else:
+            out = be.binary(op, a, b)
         return Tensor._wrap(out, "bool", None)
 
     def __eq__(self, other: Any) -> Any:  # type: ignore[override]
         return self._compare("eq", other)
 
     def __ne__(self, other: Any) -> Any:  # type: ignore[override]
-        return self._compare("eq", other, negate=True)
+        return self._compare("ne", other)
 
     def __gt__(self, other: Any) -> Tensor:
         return self._compare("gt", other)
@@ -458,10 +462,22 @@ class Tensor(Variable):
         return self._compare("gt", other, swap=True)
 
     def __ge__(self, other: Any) -> Tensor:
-        return self._compare("gt", other, swap=True, negate=True)
+        return self._compare("ge", other)
 
     def __le__(self, other: Any) -> Tensor:
-        return self._compare("gt", other, negate=True)
+        return self._compare("ge", other, swap=True)
+
+    def any(self) -> Tensor:
+        """Is any element non-zero?  A bool Tensor (no graph)."""
+        be = self._backend
+        nonzero = be.binary("eq", be.binary("eq", self.data, 0), False)
+        return Tensor._wrap(be.binary("gt", be.sum(be.astype(nonzero, "int64")), 0), "bool", None)
+
+    def all(self) -> Tensor:
+        """Is every element non-zero?  A bool Tensor (no graph)."""
+        be = self._backend
+        zeros = be.sum(be.astype(be.binary("eq", self.data, 0), "int64"))
+        return Tensor._wrap(be.binary("eq", zeros, 0), "bool", None)
 
     __hash__ = Variable.__hash__
 
@@ -772,10 +788,9 @@ class Tensor(Variable):
         return self.add_(value) if value else self
 
     def copy_(self, src: Any) -> Tensor:
-        """Copy ``src``'s values in, in place (no graph is recorded for it here)."""
-        data = src.data if isinstance(src, Tensor) else Tensor(src, dtype=_storage(self.dtype)).data
-        self._assign(data)
-        self._bump_version()
+        """Copy ``src``'s values in (broadcast to self's shape), in place: ``self[...] = src``, so the
+        gradient flows to ``src`` as through PyTorch's ``copy_``."""
+        self[...] = src
         return self
 
     def __iadd__(self, other: Any) -> Tensor:
