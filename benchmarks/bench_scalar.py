@@ -7,7 +7,8 @@ Run:  python benchmarks/bench_scalar.py [--quick]
     imported (torch's objects slow every cyclic collection after);
 (b) a 10,000-op chain (mul, add, relu) forward + backward vs micrograd and torch 0-d tensors;
 (c) bytes per node of a long chain (tracemalloc).
-Same process, interleaved, medians of repeats, default garbage collector.  Prints a table of ratios.
+Same process, interleaved, medians of repeats, default garbage collector (a ``gc.collect()`` before each
+timed call, so neither engine pays for the other's garbage).  Prints a table of ratios.
 """
 from __future__ import annotations
 
@@ -82,6 +83,7 @@ def interleaved(fns: dict[str, Callable[[], Any]], repeats: int) -> dict[str, fl
         fn()  # warm up
     for _ in range(repeats):
         for name, fn in fns.items():
+            gc.collect()  # start each timed call from a clean heap: no one pays for the other's garbage
             t0 = time.perf_counter()
             fn()
             times[name].append(time.perf_counter() - t0)
@@ -116,6 +118,7 @@ def chain_times(runners: dict[str, Callable[[], tuple[float, float]]], repeats: 
     bwd: dict[str, list[float]] = {k: [] for k in runners}
     for _ in range(repeats):
         for name, run in runners.items():
+            gc.collect()
             f, b = run()
             fwd[name].append(f)
             bwd[name].append(b)

@@ -100,3 +100,25 @@ def test_node_register_hook_sees_the_incoming_gradient() -> None:
     y.grad_fn.register_hook(seen.append)
     (y * 2).backward()
     assert seen == [2.0] and x.grad == 10.0
+
+
+def test_an_input_changed_in_place_before_it_was_saved_is_checked_against_that_version() -> None:
+    x = mg.Value(2.0, requires_grad=True)
+    with mg.no_grad():
+        x.add_(1)  # version 1 before the graph saves it
+    y = x * x
+    y.backward(retain_graph=True)  # still version 1: fine
+    assert x.grad == 6.0
+    with mg.no_grad():
+        x.add_(1)
+    with pytest.raises(RuntimeError, match="is at version 2; expected version 1"):
+        y.backward()
+
+
+def test_an_input_saved_at_version_0_is_kept_as_itself_and_still_checked() -> None:
+    x = mg.Value(2.0, requires_grad=True)
+    y = x * x
+    assert y.grad_fn._saved == (x, x)  # no record object: version 0 is implied
+    x.detach().add_(1)
+    with pytest.raises(RuntimeError, match="is at version 1; expected version 0"):
+        y.backward()

@@ -46,7 +46,9 @@ class VersionCounter:
 
 
 class SavedVariable:
-    """One input saved for backward: the Value itself and its version when saved."""
+    """One input saved for backward whose data has been changed in place before: the Value and its
+    version when saved.  (An input never changed in place — the usual case — is saved as the
+    Value itself, version 0 implied: one object fewer per saved input for the garbage collector.)"""
 
     __slots__ = ("variable", "version")
 
@@ -55,11 +57,25 @@ class SavedVariable:
         self.version = variable._version
 
     def unpack(self, node: Node, recording: bool) -> Any:
-        var = self.variable
-        counter = var._version_counter
-        if counter is not None and counter.value != self.version:
-            _raise_modified(var, self.version, node, None)
-        return var if recording else var.data
+        return unpack_input(self.variable, self.version, node, recording)
+
+
+# The classes of Values and Tensors (filled in by ``Variable.__init_subclass__``): a saved item of
+# one of these types is an input saved at version 0.
+VARIABLE_TYPES: set[type] = set()
+
+
+def saved_input(variable: Any) -> Any:
+    """How an input is kept for backward: itself (version 0), or a ``SavedVariable`` with its version."""
+    return variable if variable._version_counter is None else SavedVariable(variable)
+
+
+def unpack_input(variable: Any, version: int, node: Node, recording: bool) -> Any:
+    """A saved input, checked: raise if it was changed in place since it was saved."""
+    counter = variable._version_counter
+    if counter is not None and counter.value != version:
+        _raise_modified(variable, version, node, None)
+    return variable if recording else variable.data
 
 
 class SavedOutput(VersionCounter):
@@ -162,9 +178,9 @@ class BackwardNode(Node):
         values = []
         for item in saved:
             kind = type(item)
-            if kind is SavedVariable:
-                values.append(item.unpack(self, recording))
-            elif kind is SavedOutput:
+            if kind in VARIABLE_TYPES:
+                values.append(unpack_input(item, 0, self, recording))
+            elif kind is SavedVariable or kind is SavedOutput:
                 values.append(item.unpack(self, recording))
             else:
                 values.append(item)  # a number or None, kept as it is
@@ -220,7 +236,7 @@ def resolve_saved(items: tuple[Any, ...], inputs: tuple[Any, ...], args: list[An
             saved.append(SavedOutput(output))
         elif j < n and args[j] is item:
             x = inputs[j]
-            saved.append(item if x is item else SavedVariable(x))  # save_for_backward(a, b)
+            saved.append(item if x is item else saved_input(x))  # save_for_backward(a, b)
         elif item is None:
             saved.append(None)
         else:
@@ -231,7 +247,7 @@ def resolve_saved(items: tuple[Any, ...], inputs: tuple[Any, ...], args: list[An
 def _find_input(item: Any, inputs: tuple[Any, ...], args: list[Any]) -> Any:
     for x, arg in zip(inputs, args):
         if arg is item and x is not item:
-            return SavedVariable(x)
+            return saved_input(x)
     return item
 
 

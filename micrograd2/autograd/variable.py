@@ -12,7 +12,7 @@ import weakref
 from typing import Any, Callable
 
 from . import grad_mode
-from .node import AccumulateGrad, VersionCounter, _HookHandle
+from .node import VARIABLE_TYPES, AccumulateGrad, VersionCounter, _HookHandle
 
 LEAF_IN_PLACE = (
     "a leaf Variable that requires grad is being used in an in-place operation.\n"
@@ -37,6 +37,10 @@ class Variable:
     _requires_grad: bool
     _accumulator: AccumulateGrad | None
     _version_counter: VersionCounter | None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        VARIABLE_TYPES.add(cls)  # so saved_tensors recognises a saved input of this kind
 
     # -- engine-specific hooks (overridden by Value and Tensor) ------------------------------
     @classmethod

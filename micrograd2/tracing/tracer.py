@@ -19,7 +19,7 @@ from types import TracebackType
 from typing import Any, Callable
 
 from ..autograd import events
-from ..autograd.node import AccumulateGrad, Node, SavedOutput, SavedVariable
+from ..autograd.node import VARIABLE_TYPES, AccumulateGrad, Node, SavedOutput, SavedVariable
 from ..autograd.variable import Variable
 from .records import Pass, TraceEvent
 from .values import snapshot
@@ -225,7 +225,9 @@ class Tracer:
             return ()
         out: list[tuple[str | None, Any]] = []
         for item in saved:
-            if type(item) is SavedVariable:
+            if type(item) in VARIABLE_TYPES:  # a saved input (at version 0)
+                out.append((self.name_of(item), snapshot(item.data)))
+            elif type(item) is SavedVariable:
                 out.append((self.name_of(item.variable), snapshot(item.variable.data)))
             elif type(item) is SavedOutput:
                 out.append((self._output_name(node, self._records.get(node)), snapshot(item.data)))

@@ -24,7 +24,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..autograd.node import FREED, AccumulateGrad, Node, SavedOutput, SavedVariable
+from ..autograd.node import FREED, VARIABLE_TYPES, AccumulateGrad, Node, SavedOutput, SavedVariable
 from ..autograd.variable import Variable
 
 if TYPE_CHECKING:
@@ -153,7 +153,9 @@ def _saved_items(node: Node, namer: _Namer, output_label: str) -> Any:
         return FREED
     out: list[tuple[str | None, Any]] = []
     for item in saved or ():
-        if type(item) is SavedVariable:
+        if type(item) in VARIABLE_TYPES:  # a saved input (at version 0)
+            out.append((namer.name(item), item.data))
+        elif type(item) is SavedVariable:
             out.append((namer.name(item.variable), item.variable.data))
         elif type(item) is SavedOutput:
             out.append((output_label, item.data))
