@@ -187,31 +187,15 @@ def train(config: TrainConfig, progress: Progress | None = None) -> TrainResult:
     binary = dataset.n_classes == 2
     model = MLP(dataset.n_features, [*config.hidden, 1 if binary else dataset.n_classes],
                 activation=config.activation, seed=config.seed)
-    optimizer = _optimizer(config, model.parameters())
-    scaler = GradScaler() if config.amp == "float16" else None
-    batches = _micro_batches(len(dataset), config.batch_size, random.Random(config.seed))
-    losses: list[float] = []
-    accuracies: list[float] = []
-    skipped = 0
-    start = time.perf_counter()
-    for step in range(1, config.steps + 1):
-        optimizer.zero_grad()
-        loss_sum, correct, seen = 0.0, 0, 0
-        for _ in range(config.accum_steps):
-            batch = next(batches)
-            with _autocast(config):
-                outputs = [model(dataset.X[i]) for i in batch]
-                loss = _loss(outputs, [dataset.y[i] for i in batch], binary) / config.accum_steps
-            (scaler.scale(loss) if scaler is not None else loss).backward()
-            loss_sum += loss.item()
-            correct += sum(_predicted(o, binary) == dataset.y[i] for o, i in zip(outputs, batch))
-            seen += len(batch)
-        skipped += _step(optimizer, scaler, config.clip)
-        losses.append(loss_sum)
-        accuracies.append(correct / seen)
-        if progress is not None:
-            progress(step, loss_sum, correct / seen)
-    seconds = time.perf_counter() - start
+
+    def micro_step(batch: list[int] | None) -> tuple[Any, Tally]:
+        indices = range(len(dataset)) if batch is None else batch
+        outputs = [model(dataset.X[i]) for i in indices]
+        loss = _loss(outputs, [dataset.y[i] for i in indices], binary)
+        return loss, lambda: (sum(_predicted(o, binary) == dataset.y[i] for o, i in zip(outputs, indices)),
+                              len(indices))
+
+    loop = run_loop(config, model.parameters(), len(dataset), micro_step, progress)
 
     def predict(points: Sequence[Sequence[float]]) -> list[int]:
         with no_grad():
@@ -219,9 +203,60 @@ def train(config: TrainConfig, progress: Progress | None = None) -> TrainResult:
 
     predictions = predict(dataset.X)
     accuracy = sum(p == t for p, t in zip(predictions, dataset.y)) / len(dataset)
-    return TrainResult(config, losses, accuracies, accuracy, seconds, skipped,
-                       scaler.get_scale() if scaler is not None else None,
-                       len(model.parameters()), model, dataset, predict)
+    return TrainResult(config, loop.losses, loop.accuracies, accuracy, loop.seconds, loop.skipped,
+                       loop.final_scale, len(model.parameters()), model, dataset, predict)
+
+
+Tally = Callable[[], tuple[int, int]]  # -> (correct, seen) for one micro-batch
+MicroStep = Callable[[Any], tuple[Any, Tally]]  # batch indices (None: all) -> (loss, tally)
+
+
+@dataclass
+class LoopStats:
+    """What ``run_loop`` measured: per-step losses and accuracies, skipped steps, time, final scale."""
+
+    losses: list[float]
+    accuracies: list[float]
+    skipped: int
+    seconds: float
+    final_scale: float | None
+
+
+def run_loop(config: TrainConfig, parameters: list[Any], n_samples: int, micro_step: MicroStep,
+             progress: Progress | None = None) -> LoopStats:
+    """The training loop both engines share — the article's engineering rules in one place.
+
+    Each optimizer step: ``zero_grad``; for each of ``accum_steps`` micro-batches,
+    ``micro_step(batch)`` (batch = sample indices, or ``None`` for every sample) returns the
+    loss and a ``tally()`` giving ``(correct, seen)``; the loss is normalized by ``accum_steps``
+    (all under autocast when ``config.amp``) and backpropagated (scaled by a ``GradScaler`` for
+    float16); the tally is taken outside autocast; then clip and step (``_step``).
+    """
+    optimizer = _optimizer(config, parameters)
+    scaler = GradScaler() if config.amp == "float16" else None
+    batches = _micro_batches(n_samples, config.batch_size, random.Random(config.seed))
+    stats = LoopStats([], [], 0, 0.0, None)
+    start = time.perf_counter()
+    for step in range(1, config.steps + 1):
+        optimizer.zero_grad()
+        loss_sum, correct, seen = 0.0, 0, 0
+        for _ in range(config.accum_steps):
+            with _autocast(config):
+                loss, tally = micro_step(next(batches))
+                loss = loss / config.accum_steps
+            (scaler.scale(loss) if scaler is not None else loss).backward()
+            batch_correct, batch_seen = tally()
+            loss_sum += loss.item()
+            correct += batch_correct
+            seen += batch_seen
+        stats.skipped += _step(optimizer, scaler, config.clip)
+        stats.losses.append(loss_sum)
+        stats.accuracies.append(correct / seen)
+        if progress is not None:
+            progress(step, loss_sum, correct / seen)
+    stats.seconds = time.perf_counter() - start
+    stats.final_scale = scaler.get_scale() if scaler is not None else None
+    return stats
 
 
 def _vectorized(config: TrainConfig, progress: Progress | None) -> TrainResult:
@@ -245,12 +280,12 @@ def _optimizer(config: TrainConfig, params: list[Any]) -> Optimizer:
     return SGD(params, lr=config.learning_rate, momentum=config.momentum, weight_decay=config.weight_decay)
 
 
-def _micro_batches(n: int, batch_size: int | None, rng: random.Random) -> Iterator[list[int]]:
-    """Endless micro-batches of sample indices: consecutive slices of a shuffle, reshuffled each epoch."""
+def _micro_batches(n: int, batch_size: int | None, rng: random.Random) -> Iterator[list[int] | None]:
+    """Endless micro-batches of sample indices (``None``: every sample): consecutive slices of a
+    seeded shuffle, reshuffled each epoch."""
     if batch_size is None or batch_size >= n:
-        everything = list(range(n))
         while True:
-            yield everything
+            yield None
     order: list[int] = []
     while True:
         if len(order) < batch_size:
