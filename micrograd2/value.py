@@ -10,7 +10,7 @@ from __future__ import annotations
 import numbers
 from typing import Any, Iterable, Sequence
 
-from . import dtypes, ieee
+from . import dtypes
 from . import scalar_ops as ops
 from .autograd import Variable, engine
 from .autograd.node import VersionCounter
@@ -296,4 +296,3 @@ def dot(ws: Sequence[Any], xs: Sequence[Any], bias: Any = None) -> Value:
 
 _FAST = (Value, float, int)
 engine.gradient_rounders[float] = dtypes.round_to
-_ = ieee  # re-exported for ops on numbers

@@ -19,7 +19,7 @@ from typing import Any, Iterable
 
 from . import anomaly, events, grad_mode
 from .node import FREED, HOOKS, AccumulateGrad, Node
-from .variable import Variable
+from .variable import Variable, _RetainGrad
 
 NO_GRAD_FN = (
     "element 0 of tensors does not require grad and does not have a grad_fn\n"
@@ -174,16 +174,12 @@ def _checked(node: Any, grads: Any) -> tuple[Any, ...]:
 def _run_hooks(node: Node, grad: Any, variable: Any) -> Any:
     for hook in tuple(node._hooks or ()):
         result = hook(grad)
-        if events.listening and not _is_retain(hook):
+        if events.listening and not isinstance(hook, _RetainGrad):
             events.emit("hook", node=node, variable=variable, hook=hook, before=grad,
                         after=grad if result is None else result)
         if result is not None:
             grad = result
     return grad
-
-
-def _is_retain(hook: Any) -> bool:
-    return type(hook).__name__ == "_RetainGrad"
 
 
 def _accumulate(node: AccumulateGrad, grad: Any, captures: dict[Node, Any] | None,

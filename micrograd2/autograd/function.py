@@ -116,9 +116,3 @@ class Function:
         if extras is not None:
             return (out, *(template._wrap(e, None, None) for e in extras))
         return out
-
-
-
-def _edge(x: Variable) -> Any:
-    """Where the gradient for input ``x`` goes: its grad_fn, or its leaf's AccumulateGrad."""
-    return x.grad_fn or x._accumulator or x._make_accumulator()

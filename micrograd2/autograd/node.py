@@ -211,13 +211,6 @@ class BackwardNode(Node):
             for s in (self._saved or ())
         )
 
-    def _release(self) -> None:
-        """Free the saved values (after a backward without retain_graph); the node stays."""
-        self._saved = FREED
-
-
-_SAVED_TYPES = (SavedVariable, SavedOutput)
-
 
 def resolve_saved(items: tuple[Any, ...], inputs: tuple[Any, ...], args: list[Any], result: Any,
                   output: Any) -> tuple[Any, ...]:

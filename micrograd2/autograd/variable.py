@@ -52,15 +52,6 @@ class Variable:
     def _promote(a: str, b: str) -> str:
         raise NotImplementedError
 
-    @classmethod
-    def _promote_all(cls, dtypes: Any) -> str:
-        """The dtype of a result whose inputs have ``dtypes`` (PyTorch's promotion)."""
-        it = iter(dtypes)
-        result = next(it)
-        for d in it:
-            result = cls._promote(result, d)
-        return result
-
     def _seed(self, gradient: Any) -> Any:
         """The gradient a backward from this Variable starts with."""
         raise NotImplementedError
