@@ -116,23 +116,23 @@ class Value(Variable):
 
     # -- arithmetic -------------------------------------------------------------------------------
     def __add__(self, other: Any) -> Any:
-        return ops.Add.apply(self, other) if isinstance(other, _FAST) or _operand(other) else NotImplemented
+        return ops.Add._apply2(self, other) if isinstance(other, _FAST) or _operand(other) else NotImplemented
 
     __radd__ = __add__
 
     def __sub__(self, other: Any) -> Any:
-        return ops.Sub.apply(self, other) if isinstance(other, _FAST) or _operand(other) else NotImplemented
+        return ops.Sub._apply2(self, other) if isinstance(other, _FAST) or _operand(other) else NotImplemented
 
     def __rsub__(self, other: Any) -> Any:
         return ops.Rsub.apply(self, c=other) if isinstance(other, _FAST) or _operand(other) else NotImplemented
 
     def __mul__(self, other: Any) -> Any:
-        return ops.Mul.apply(self, other) if isinstance(other, _FAST) or _operand(other) else NotImplemented
+        return ops.Mul._apply2(self, other) if isinstance(other, _FAST) or _operand(other) else NotImplemented
 
     __rmul__ = __mul__
 
     def __truediv__(self, other: Any) -> Any:
-        return ops.Div.apply(self, other) if isinstance(other, _FAST) or _operand(other) else NotImplemented
+        return ops.Div._apply2(self, other) if isinstance(other, _FAST) or _operand(other) else NotImplemented
 
     def __rtruediv__(self, other: Any) -> Any:
         return ops.Div.apply(other, self) if isinstance(other, _FAST) or _operand(other) else NotImplemented
@@ -146,7 +146,7 @@ class Value(Variable):
         return ops.RPow.apply(self, base=other) if isinstance(other, _FAST) or _operand(other) else NotImplemented
 
     def __neg__(self) -> Value:
-        return ops.Neg.apply(self)
+        return ops.Neg._apply1(self)
 
     # comparisons give plain bools and record nothing; == and hash stay identity (as tensors in sets)
     def __lt__(self, other: Any) -> bool:
@@ -163,25 +163,25 @@ class Value(Variable):
 
     # -- functions ------------------------------------------------------------------------------
     def exp(self) -> Value:
-        return ops.Exp.apply(self)
+        return ops.Exp._apply1(self)
 
     def log(self) -> Value:
-        return ops.Log.apply(self)
+        return ops.Log._apply1(self)
 
     def tanh(self) -> Value:
-        return ops.Tanh.apply(self)
+        return ops.Tanh._apply1(self)
 
     def relu(self) -> Value:
-        return ops.Relu.apply(self)
+        return ops.Relu._apply1(self)
 
     def sigmoid(self) -> Value:
-        return ops.Sigmoid.apply(self)
+        return ops.Sigmoid._apply1(self)
 
     def sqrt(self) -> Value:
-        return ops.Sqrt.apply(self)
+        return ops.Sqrt._apply1(self)
 
     def abs(self) -> Value:
-        return ops.Abs.apply(self)
+        return ops.Abs._apply1(self)
 
     __abs__ = abs
 

@@ -21,6 +21,8 @@ from . import anomaly, events, grad_mode
 from .node import FREED, HOOKS, AccumulateGrad, Node
 from .variable import Variable, _RetainGrad
 
+FLOAT64 = "float64"  # the dtype whose gradients are never rounded
+
 NO_GRAD_FN = (
     "element 0 of tensors does not require grad and does not have a grad_fn\n"
     "What to do: make sure a leaf it was computed from has requires_grad=True and that it was not "
@@ -95,9 +97,10 @@ def count_dependencies(starts: Iterable[Node]) -> dict[Node, int]:
 def _walk(starts: list[tuple[Node, Any]], retain_graph: bool, captures: dict[Node, Any] | None,
           pass_no: int) -> dict[Node, Any]:
     deps = count_dependencies(node for node, _ in starts)
-    buffer: dict[Node, Any] = {}
+    buffer: dict[Node, Any] = {}  # gradients waiting: for more edges to deliver, or in ``ready``
+    node: Any
     for node, g in starts:  # a seed is a gradient too: rounded to its root's dtype
-        if node._dtype != "float64":
+        if node._dtype != FLOAT64:
             g = _round(g, node._dtype)
             if node in buffer:
                 g = _round(buffer[node] + g, node._dtype)
@@ -109,16 +112,16 @@ def _walk(starts: list[tuple[Node, Any]], retain_graph: bool, captures: dict[Nod
     captured: dict[Node, Any] = {}
     listening = events.listening
     hooked = HOOKS.data  # type: ignore[attr-defined]  # empty unless some hook exists
-    pop, push = heapq.heappop, heapq.heappush
-    while ready:
-        node = pop(ready)[1]
-        grad = buffer.pop(node, None)
-        if type(node) is AccumulateGrad:
+    pop = heapq.heappop
+    node = pop(ready)[1] if ready else None
+    grad = buffer.pop(node, None)
+    while node is not None:
+        if type(node) is AccumulateGrad:  # a root that is a leaf (other leaves are done on arrival)
             if grad is not None:
                 _accumulate(node, grad, captures, captured)
-            continue
-        if grad is None:  # no gradient reached this node: its inputs get none either
-            grads: tuple[Any, ...] = (None,) * len(node._next)
+            grads: tuple[Any, ...] = ()
+        elif grad is None:  # no gradient reached this node: its inputs get none either
+            grads = (None,) * len(node._next)
         else:
             if hooked and node in HOOKS:
                 grad = _run_hooks(node, grad, None)
@@ -133,27 +136,47 @@ def _walk(starts: list[tuple[Node, Any]], retain_graph: bool, captures: dict[Nod
             if listening:
                 events.emit("free", node=node, saved=node.saved)
             node._saved = FREED
+        # Send each input its gradient.  A node whose last edge just delivered is ready; if it is
+        # the only one ready, it is visited next without a trip through the heap (a chain's case).
+        only = only_grad = None
         for nxt, g in zip(node._next, grads):
             if nxt is None:
                 continue
-            if g is not None:
-                if nxt._dtype != "float64":
-                    g = _round(g, nxt._dtype)
-                if nxt in buffer:
-                    g = buffer[nxt] + g
-                    if nxt._dtype != "float64":
-                        g = _round(g, nxt._dtype)
-                buffer[nxt] = g
+            if g is not None and nxt._dtype != FLOAT64:
+                g = _round(g, nxt._dtype)
+            if buffer and nxt in buffer:  # other edges delivered before: add up
+                earlier = buffer.pop(nxt)
+                g = earlier if g is None else earlier + g if nxt._dtype == FLOAT64 else _round(earlier + g, nxt._dtype)
             left = deps[nxt] - 1
-            deps[nxt] = left
-            if left == 0:
-                if type(nxt) is AccumulateGrad:
-                    acc_grad = buffer.pop(nxt, None)
-                    if acc_grad is not None:
-                        _accumulate(nxt, acc_grad, captures, captured)
-                else:
-                    push(ready, (-nxt._seq, nxt))
+            if left:
+                deps[nxt] = left
+                if g is not None:
+                    buffer[nxt] = g
+            elif type(nxt) is AccumulateGrad:
+                if g is not None:
+                    _accumulate(nxt, g, captures, captured)
+            elif only is None and not ready:
+                only, only_grad = nxt, g
+            else:
+                if only is not None:
+                    _enqueue(ready, buffer, only, only_grad)
+                    only = None
+                _enqueue(ready, buffer, nxt, g)
+        if only is not None:
+            node, grad = only, only_grad
+        elif ready:
+            node = pop(ready)[1]
+            grad = buffer.pop(node, None)
+        else:
+            node = None
     return captured
+
+
+def _enqueue(ready: list[tuple[float, Any]], buffer: dict[Node, Any], node: Node, grad: Any) -> None:
+    """Put a ready ``node`` on the heap (the one created last comes out first), its gradient in ``buffer``."""
+    if grad is not None:
+        buffer[node] = grad
+    heapq.heappush(ready, (-node._seq, node))
 
 
 def _checked(node: Any, grads: Any) -> tuple[Any, ...]:
@@ -202,7 +225,7 @@ def accumulate_into(variable: Any, grad: Any, node: Any) -> None:
         new = variable._as_grad(grad)
     else:
         new = old + grad
-        if variable.dtype != "float64":
+        if variable.dtype != FLOAT64:
             new = _round(new, variable.dtype)
     variable._grad = new
     if events.listening:

@@ -69,7 +69,7 @@ class Function:
         """
         if autocast_policy is not None:
             inputs = autocast_policy(cls, inputs)
-        record = grad_mode.state.enabled
+        record = grad_mode.on_everywhere or grad_mode.state.enabled
         args = []
         edges = []
         template = None
@@ -98,21 +98,64 @@ class Function:
         ctx._saved = ()
         raw = cls.forward(ctx, *args, **attributes)
         if type(raw) is tuple:  # extra outputs (e.g. max's indices) are never differentiable
-            raw, extras = raw[0], raw[1:]
+            out = _output(cls, ctx, raw[0], template, dtype, inputs, args, needs_grad)
+            return (out, *(template._wrap(e, None, None) for e in raw[1:]))
+        return _output(cls, ctx, raw, template, dtype, inputs, args, needs_grad)
+
+    # -- fast paths: ``apply`` for the two commonest calls, with the same result ----------------------
+    @classmethod
+    def _apply1(cls, x: Any) -> Any:
+        """``apply(x)`` for one Value or Tensor input, without the general loop (one-output ops only)."""
+        if autocast_policy is not None:
+            return cls.apply(x)
+        ctx = cls._node_class.__new__(cls._node_class)
+        ctx._saved = ()
+        recorded = x._requires_grad and (grad_mode.on_everywhere or grad_mode.state.enabled)
+        ctx._next = (x.grad_fn or x._accumulator or x._make_accumulator(),) if recorded else (None,)
+        data = x.data
+        raw = cls.forward(ctx, data)
+        return _output(cls, ctx, raw, x, x.dtype, (x,), (data,), recorded)
+
+    @classmethod
+    def _apply2(cls, a: Any, b: Any) -> Any:
+        """``apply(a, b)`` for a Value or Tensor ``a`` and a ``b`` of its kind and dtype, or a Python number,
+        without the general loop (one-output ops only): ``Value op Value`` and ``Value op float``."""
+        kind = type(b)
+        if kind is float or kind is int:
+            b_data, b_needs = b, False
+        elif kind is type(a) and b.dtype == a.dtype:
+            b_data, b_needs = b.data, b._requires_grad
         else:
-            extras = None
-        if not needs_grad:
-            out = template._wrap(raw, dtype, None)
+            return cls.apply(a, b)
+        if autocast_policy is not None:
+            return cls.apply(a, b)
+        ctx = cls._node_class.__new__(cls._node_class)
+        ctx._saved = ()
+        a_needs = a._requires_grad
+        recorded = (a_needs or b_needs) and (grad_mode.on_everywhere or grad_mode.state.enabled)
+        if recorded:
+            ctx._next = (a.grad_fn or a._accumulator or a._make_accumulator() if a_needs else None,
+                         b.grad_fn or b._accumulator or b._make_accumulator() if b_needs else None)
         else:
-            ctx._seq = next(_creation_order)
-            ctx._dtype = dtype
-            out = template._wrap(raw, dtype, ctx)
-            if ctx._saved:
-                ctx._saved = resolve_saved(ctx._saved, inputs, args, raw, out)
-            if anomaly.enabled:
-                anomaly.remember_forward(ctx)
-        if events.listening:
-            events.emit("forward", node=out.grad_fn, fn=cls, inputs=inputs, output=out)
-        if extras is not None:
-            return (out, *(template._wrap(e, None, None) for e in extras))
-        return out
+            ctx._next = (None, None)
+        a_data = a.data
+        raw = cls.forward(ctx, a_data, b_data)
+        return _output(cls, ctx, raw, a, a.dtype, (a, b), (a_data, b_data), recorded)
+
+
+def _output(fn: type[Function], ctx: BackwardNode, raw: Any, template: Variable, dtype: Any,
+            inputs: tuple[Any, ...], args: Any, recorded: bool) -> Any:
+    """Wrap forward's result ``raw`` like ``template``; when ``recorded``, ``ctx`` becomes its grad_fn."""
+    if not recorded:
+        out = template._wrap(raw, dtype, None)
+    else:
+        ctx._seq = next(_creation_order)
+        ctx._dtype = dtype
+        out = template._wrap(raw, dtype, ctx)
+        if ctx._saved:
+            ctx._saved = resolve_saved(ctx._saved, inputs, args, raw, out)
+        if anomaly.enabled:
+            anomaly.remember_forward(ctx)
+    if events.listening:
+        events.emit("forward", node=out.grad_fn, fn=fn, inputs=inputs, output=out)
+    return out

@@ -17,12 +17,31 @@ class _GradState(threading.local):
     enabled = True
 
 
-state = _GradState()
+state = _GradState()  # this thread's mode: read it as ``on_everywhere or state.enabled``
+
+# True while no thread has grad mode off (the usual case): then the hot paths need no
+# thread-local lookup, only this one global read.
+on_everywhere = True
+_threads_off = 0
+_lock = threading.Lock()
 
 
 def is_grad_enabled() -> bool:
     """True when new ops are recorded in the graph."""
-    return state.enabled
+    return on_everywhere or state.enabled
+
+
+def _set_enabled(mode: bool) -> None:
+    """Set this thread's grad mode (and keep ``on_everywhere`` true to the state of all threads)."""
+    global on_everywhere, _threads_off
+    with _lock:
+        was = state.enabled
+        if was and not mode:
+            _threads_off += 1
+        elif mode and not was:
+            _threads_off -= 1
+        state.enabled = mode
+        on_everywhere = _threads_off == 0
 
 
 class _GradModeContext:
@@ -32,10 +51,10 @@ class _GradModeContext:
 
     def __enter__(self) -> None:
         self._prev = state.enabled
-        state.enabled = self._mode
+        _set_enabled(self._mode)
 
     def __exit__(self, *exc: object) -> None:
-        state.enabled = self._prev
+        _set_enabled(self._prev)
 
     def __call__(self, fn: F) -> F:
         @functools.wraps(fn)
@@ -67,13 +86,13 @@ class set_grad_enabled(_GradModeContext):
     def __init__(self, mode: bool) -> None:
         self._mode = bool(mode)
         self._prev = state.enabled
-        state.enabled = self._mode
+        _set_enabled(self._mode)
 
     def __enter__(self) -> None:
         pass
 
     def __call__(self, fn: F) -> F:
-        state.enabled = self._prev  # used as a decorator: switch only while fn runs
+        _set_enabled(self._prev)  # used as a decorator: switch only while fn runs
         return super().__call__(fn)
 
     def _clone(self) -> _GradModeContext:

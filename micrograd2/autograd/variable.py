@@ -172,7 +172,7 @@ class Variable:
         ``AddBackward0``), which is refused on a leaf that requires grad; under
         ``no_grad`` only the data changes (how optimizers update parameters).
         """
-        recording = grad_mode.state.enabled
+        recording = grad_mode.on_everywhere or grad_mode.state.enabled
         if recording and self._requires_grad and self.grad_fn is None:
             raise RuntimeError(LEAF_IN_PLACE)
         old = self._snapshot() if recording else self

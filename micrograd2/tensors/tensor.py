@@ -731,7 +731,7 @@ class Tensor(Variable):
     # -- in place -----------------------------------------------------------------------------------
     def _check_view_in_place(self) -> None:
         base = self._base
-        if base is not None and grad_mode.state.enabled and base._requires_grad and base.grad_fn is None:
+        if base is not None and grad_mode.is_grad_enabled() and base._requires_grad and base.grad_fn is None:
             raise RuntimeError(
                 "a view of a leaf Variable that requires grad is being used in an in-place operation.\n"
                 "What to do: wrap the update in `with mg.no_grad():`, or use an out-of-place op."
@@ -743,7 +743,7 @@ class Tensor(Variable):
         o = self._operand(other)
         if o is NotImplemented:
             raise TypeError(f"unsupported operand type for an in-place op: {type(other).__name__}")
-        if fast is not None and not grad_mode.state.enabled and self.dtype in ("float32", "float64"):
+        if fast is not None and not grad_mode.is_grad_enabled() and self.dtype in ("float32", "float64"):
             od = o.data if isinstance(o, Tensor) else o
             be = self._backend
             target = be.shape(self.data)
