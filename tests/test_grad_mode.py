@@ -76,3 +76,42 @@ def test_grad_mode_is_thread_local() -> None:
         t.start()
         t.join()
     assert seen == [True]
+
+
+def test_ops_record_in_one_thread_while_another_is_in_no_grad() -> None:
+    x = mg.Value(2.0, requires_grad=True)
+    inside, other = threading.Event(), []
+
+    def record_elsewhere() -> None:
+        inside.wait()
+        other.append((x * x).requires_grad)
+
+    t = threading.Thread(target=record_elsewhere)
+    t.start()
+    with mg.no_grad():
+        inside.set()
+        t.join()
+        here = (x * x).requires_grad
+    assert other == [True] and here is False
+    assert (x * x).requires_grad  # back on after the block
+
+
+def test_no_grad_in_another_thread_does_not_stop_recording_here() -> None:
+    x = mg.Value(2.0, requires_grad=True)
+    entered, release, seen = threading.Event(), threading.Event(), []
+
+    def sit_in_no_grad() -> None:
+        with mg.no_grad():
+            entered.set()
+            release.wait()
+            seen.append((x + 1).requires_grad)
+
+    t = threading.Thread(target=sit_in_no_grad)
+    t.start()
+    entered.wait()
+    try:
+        assert (x + 1).requires_grad and x.relu().requires_grad
+    finally:
+        release.set()
+        t.join()
+    assert seen == [False]

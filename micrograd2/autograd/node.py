@@ -56,9 +56,6 @@ class SavedVariable:
         self.variable = variable
         self.version = variable._version
 
-    def unpack(self, node: Node, recording: bool) -> Any:
-        return unpack_input(self.variable, self.version, node, recording)
-
 
 # The classes of Values and Tensors (filled in by ``Variable.__init_subclass__``): a saved item of
 # one of these types is an input saved at version 0.
@@ -93,13 +90,6 @@ class SavedOutput(VersionCounter):
         self.data = output.data
         self.kind = type(output)
         output._version_counter = self
-
-    def unpack(self, node: Node, recording: bool) -> Any:
-        if self.value != 0:
-            _raise_modified(None, 0, node, self.value)
-        if recording:  # rebuild the output, graph and all, for a differentiable backward
-            return self.kind._wrap(self.data, node._dtype, node)
-        return self.data
 
 
 def _raise_modified(var: Any, expected: int, node: Node, out_version: int | None) -> None:
@@ -178,13 +168,14 @@ class BackwardNode(Node):
         values = []
         for item in saved:
             kind = type(item)
-            if kind in VARIABLE_TYPES:  # an input saved at version 0 (inlined unpack_input: the hot path)
-                counter = item._version_counter
-                if counter is not None and counter.value != 0:
-                    _raise_modified(item, 0, self, None)
-                values.append(item if recording else item.data)
-            elif kind is SavedVariable or kind is SavedOutput:
-                values.append(item.unpack(self, recording))
+            if kind in VARIABLE_TYPES:  # an input, saved at version 0 (the usual case)
+                values.append(unpack_input(item, 0, self, recording))
+            elif kind is SavedOutput:  # the output; while recording, rebuilt with its graph
+                if item.value != 0:
+                    _raise_modified(None, 0, self, item.value)
+                values.append(item.kind._wrap(item.data, self._dtype, self) if recording else item.data)
+            elif kind is SavedVariable:
+                values.append(unpack_input(item.variable, item.version, self, recording))
             else:
                 values.append(item)  # a number or None, kept as it is
         return tuple(values)
