@@ -80,17 +80,16 @@ def count_dependencies(starts: Iterable[Node]) -> dict[Node, int]:
     stack = list(starts)
     for node in stack:
         deps.setdefault(node, 0)
+    pop, push, seen = stack.pop, stack.append, deps.get
     while stack:
-        node = stack.pop()
-        for nxt in node._next:
-            if nxt is None:
-                continue
-            seen = deps.get(nxt)
-            if seen is None:
-                deps[nxt] = 1
-                stack.append(nxt)
-            else:
-                deps[nxt] = seen + 1
+        for nxt in pop()._next:
+            if nxt is not None:
+                count = seen(nxt)
+                if count is None:
+                    deps[nxt] = 1
+                    push(nxt)
+                else:
+                    deps[nxt] = count + 1
     return deps
 
 
@@ -127,7 +126,7 @@ def _walk(starts: list[tuple[Node, Any]], retain_graph: bool, captures: dict[Nod
                 grad = _run_hooks(node, grad, None)
             if captures is not None and node in captures:
                 captured[node] = grad
-            grads = node._fn.backward(node, grad)
+            grads = node._backward(node, grad)
             if type(grads) is not tuple or len(grads) != len(node._next) or anomaly.enabled:
                 grads = _checked(node, grads)
             if listening:

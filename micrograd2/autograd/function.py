@@ -41,15 +41,16 @@ class Function:
 
     node_name: str | None = None
     autocast: str | None = None
+    ctx_slots: tuple[str, ...] = ()  # a built-in op's plain ctx attributes (sizes, dims), kept after backward
     _node_class: type[BackwardNode]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         builtin = "node_name" in cls.__dict__
         name = cls.node_name if builtin and cls.node_name else f"{cls.__name__}Backward"
-        body: dict[str, Any] = {"_fn": cls, "__module__": cls.__module__}
-        if builtin:
-            body["__slots__"] = ()  # built-in nodes stay small; a custom ctx may carry attributes
+        body: dict[str, Any] = {"_fn": cls, "_backward": staticmethod(cls.backward), "__module__": cls.__module__}
+        if builtin:  # built-in nodes stay small (only their ctx_slots); a custom ctx may carry any attribute
+            body["__slots__"] = tuple(cls.ctx_slots)
         cls._node_class = type(name, (BackwardNode,), body)
 
     @staticmethod

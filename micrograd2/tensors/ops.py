@@ -20,7 +20,6 @@ import math
 from typing import Any
 
 from ..autograd import Function, Variable
-from ..autograd.node import BackwardNode
 from ..backends import array_types, get_backend
 
 _array_types = array_types()  # array class -> backend (live)
@@ -176,14 +175,6 @@ def kept_shape(in_shape: tuple[int, ...], dims: tuple[int, ...]) -> tuple[int, .
 class TensorFunction(Function):
     """Base of the built-in Tensor ops.  ``ctx_slots`` names plain attributes the node keeps
     (sizes, dims): unlike saved arrays they are not freed by backward."""
-
-    ctx_slots: tuple[str, ...] = ()
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        if "node_name" in cls.__dict__ and cls.ctx_slots:
-            body = {"_fn": cls, "__module__": cls.__module__, "__slots__": tuple(cls.ctx_slots)}
-            cls._node_class = type(cls.node_name or cls.__name__, (BackwardNode,), body)
 
 
 # -- elementwise arithmetic (with broadcasting) -------------------------------------------------
