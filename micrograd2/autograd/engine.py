@@ -110,7 +110,7 @@ def _walk(starts: list[tuple[Node, Any]], retain_graph: bool, captures: dict[Nod
     heapq.heapify(ready)
     captured: dict[Node, Any] = {}
     listening = events.listening
-    hooked = HOOKS.data  # type: ignore[attr-defined]  # empty unless some hook exists
+    watched = bool(HOOKS.data) or captures is not None or listening or anomaly.enabled  # type: ignore[attr-defined]
     pop = heapq.heappop
     node = pop(ready)[1] if ready else None
     grad = buffer.pop(node, None)
@@ -121,16 +121,14 @@ def _walk(starts: list[tuple[Node, Any]], retain_graph: bool, captures: dict[Nod
             grads: tuple[Any, ...] = ()
         elif grad is None:  # no gradient reached this node: its inputs get none either
             grads = (None,) * len(node._next)
+        elif watched:  # hooks, autograd.grad's captures, a tracer or anomaly mode: the full visit
+            grads = _visit_watched(node, grad, captures, captured, listening, pass_no)
         else:
-            if hooked and node in HOOKS:
-                grad = _run_hooks(node, grad, None)
-            if captures is not None and node in captures:
-                captured[node] = grad
             grads = node._backward(node, grad)
-            if type(grads) is not tuple or len(grads) != len(node._next) or anomaly.enabled:
+            if type(grads) is not tuple:  # one input: a bare gradient is allowed
+                grads = (grads,)
+            if len(grads) != len(node._next):
                 grads = _checked(node, grads)
-            if listening:
-                events.emit("visit", node=node, grad_output=grad, grad_inputs=grads, pass_no=pass_no)
         if not retain_graph and node._saved:
             if listening:
                 events.emit("free", node=node, saved=node.saved)
@@ -176,6 +174,20 @@ def _enqueue(ready: list[tuple[float, Any]], buffer: dict[Node, Any], node: Node
     if grad is not None:
         buffer[node] = grad
     heapq.heappush(ready, (-node._seq, node))
+
+
+def _visit_watched(node: Any, grad: Any, captures: dict[Node, Any] | None, captured: dict[Node, Any],
+                   listening: bool, pass_no: int) -> tuple[Any, ...]:
+    """Visit ``node`` with everything that may watch it: hooks, captures, anomaly checks, the tracer
+    (``listening``: whether one listened when the walk began)."""
+    if HOOKS.data and node in HOOKS:  # type: ignore[attr-defined]
+        grad = _run_hooks(node, grad, None)
+    if captures is not None and node in captures:
+        captured[node] = grad
+    grads = _checked(node, node._backward(node, grad))
+    if listening:
+        events.emit("visit", node=node, grad_output=grad, grad_inputs=grads, pass_no=pass_no)
+    return grads
 
 
 def _checked(node: Any, grads: Any) -> tuple[Any, ...]:
