@@ -25,15 +25,18 @@ def is_variable(x: Any) -> bool:
 
 
 def grad_variable(p: Any) -> Any:
-    """A fresh Variable holding ``p.grad`` (a Value's ``.grad`` is a float, a Tensor's a Tensor).
+    """``p.grad`` as a Variable (a Value's ``.grad`` is a float, a Tensor's a Tensor).
 
-    Fresh: the optimizer may change it in place without touching ``p.grad``.
+    Read it, never change it in place: it may be ``p.grad`` itself (no copy on every step).
     """
     g = p.grad
-    if is_variable(g):
-        with no_grad():
-            return g * 1.0  # a copy (exact, keeps the dtype)
-    return p._wrap(g, p.dtype, None)
+    return g if is_variable(g) else p._wrap(g, p.dtype, None)
+
+
+def copy_of(g: Any) -> Any:
+    """A copy of the Variable ``g`` that the optimizer may change in place (its state buffers)."""
+    with no_grad():
+        return g * 1.0  # exact, keeps the dtype
 
 
 def scale_grad_(p: Any, factor: float) -> None:
@@ -190,11 +193,11 @@ class SGD(Optimizer):
         if group["momentum"]:
             buf = state.get("momentum_buffer")
             if buf is None:
-                buf = state["momentum_buffer"] = g
+                buf = state["momentum_buffer"] = copy_of(g)
             else:
                 buf.mul_(group["momentum"]).add_(g)
             g = buf
-        p.sub_(group["lr"] * g)
+        p.add_(g, alpha=-group["lr"])
 
 
 class Adam(Optimizer):
@@ -220,8 +223,8 @@ class Adam(Optimizer):
         beta1, beta2 = group["betas"]
         if not state:
             state["step"] = 0.0
-            state["exp_avg"] = grad_variable(p).zero_()
-            state["exp_avg_sq"] = grad_variable(p).zero_()
+            state["exp_avg"] = copy_of(g).zero_()
+            state["exp_avg_sq"] = copy_of(g).zero_()
         state["step"] += 1
         t = state["step"]
         if group["weight_decay"]:

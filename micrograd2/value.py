@@ -7,6 +7,7 @@ standard library.
 """
 from __future__ import annotations
 
+import builtins
 import numbers
 from typing import Any, Iterable, Sequence
 
@@ -211,11 +212,13 @@ class Value(Variable):
         return _DetachedValue(self)
 
     # -- in place ------------------------------------------------------------------------------------
-    def add_(self, other: Any) -> Value:
-        return self._in_place(ops.Add, other)  # type: ignore[return-value]
+    def add_(self, other: Any, alpha: builtins.float = 1.0) -> Value:
+        """``self += alpha · other`` in place (PyTorch's ``add_(other, alpha=…)``)."""
+        return self._in_place(ops.Add, other if alpha == 1.0 else other * alpha)  # type: ignore[return-value]
 
-    def sub_(self, other: Any) -> Value:
-        return self._in_place(ops.Sub, other)  # type: ignore[return-value]
+    def sub_(self, other: Any, alpha: builtins.float = 1.0) -> Value:
+        """``self −= alpha · other`` in place."""
+        return self._in_place(ops.Sub, other if alpha == 1.0 else other * alpha)  # type: ignore[return-value]
 
     def mul_(self, other: Any) -> Value:
         return self._in_place(ops.Mul, other)  # type: ignore[return-value]

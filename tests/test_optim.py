@@ -188,6 +188,31 @@ def test_the_gradient_is_not_modified_by_a_step() -> None:
     assert p.grad == 3.0
 
 
+@pytest.mark.parametrize("make", [lambda ps: SGD(ps, lr=0.1), lambda ps: SGD(ps, lr=0.1, momentum=0.9),
+                                  lambda ps: SGD(ps, lr=0.1, momentum=0.9, weight_decay=0.5), lambda ps: Adam(ps)])
+def test_a_step_reads_a_tensor_gradient_without_changing_or_keeping_it(make) -> None:
+    p = mg.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    opt = make([p])
+    (p * mg.tensor([3.0, 4.0, 5.0])).sum().backward()
+    grad = p.grad
+    opt.step()
+    opt.step()
+    assert p.grad is grad and grad.numpy().tolist() == [3.0, 4.0, 5.0]
+    for buffer in opt.state[p].values():  # state buffers are copies, not the gradient's array
+        if isinstance(buffer, mg.Tensor):
+            assert buffer.data is not grad.data and buffer.numpy().base is not grad.data
+
+
+@pytest.mark.parametrize("make", [lambda v: mg.Value(v, requires_grad=True), lambda v: mg.tensor(v)])
+def test_add_and_sub_take_pytorchs_alpha(make) -> None:
+    x = make(1.0)
+    with mg.no_grad():
+        x.add_(2.0, alpha=3.0)
+        assert float(x.item()) == 7.0
+        x.sub_(make(0.5), alpha=4.0)
+    assert float(x.item()) == 5.0 and x._version == 2
+
+
 def test_a_gradient_that_is_a_value_after_create_graph_works_too() -> None:
     p = mg.Value(2.0, requires_grad=True)
     (p * p).backward(create_graph=True)

@@ -348,7 +348,7 @@ class Tensor(Variable):
 
     def __add__(self, other: Any) -> Any:
         if type(other) is Tensor and other._backend is self._backend and self.dtype in FLOATS:  # the common case
-            return ops.Add.apply(self, other)
+            return ops.Add._apply2(self, other)
         other = self._operand(other)
         return NotImplemented if other is NotImplemented else ops.Add.apply(self._float_for(other), other)
 
@@ -358,7 +358,7 @@ class Tensor(Variable):
 
     def __sub__(self, other: Any) -> Any:
         if type(other) is Tensor and other._backend is self._backend and self.dtype in FLOATS:
-            return ops.Sub.apply(self, other)
+            return ops.Sub._apply2(self, other)
         other = self._operand(other)
         return NotImplemented if other is NotImplemented else ops.Sub.apply(self._float_for(other), other)
 
@@ -372,7 +372,7 @@ class Tensor(Variable):
 
     def __mul__(self, other: Any) -> Any:
         if type(other) is Tensor and other._backend is self._backend and self.dtype in FLOATS:
-            return ops.Mul.apply(self, other)
+            return ops.Mul._apply2(self, other)
         other = self._operand(other)
         return NotImplemented if other is NotImplemented else ops.Mul.apply(self._float_for(other), other)
 
@@ -407,7 +407,7 @@ class Tensor(Variable):
         return ops.RPow.apply(self._as_float(), base=float(other))
 
     def __neg__(self) -> Tensor:
-        return ops.Neg.apply(self)  # type: ignore[no-any-return]
+        return ops.Neg._apply1(self)  # type: ignore[no-any-return]
 
     def __pos__(self) -> Tensor:
         return self
@@ -483,25 +483,25 @@ class Tensor(Variable):
 
     # -- functions --------------------------------------------------------------------------------
     def exp(self) -> Tensor:
-        return ops.Exp.apply(self._as_float())  # type: ignore[no-any-return]
+        return ops.Exp._apply1(self._as_float())  # type: ignore[no-any-return]
 
     def log(self) -> Tensor:
-        return ops.Log.apply(self._as_float())  # type: ignore[no-any-return]
+        return ops.Log._apply1(self._as_float())  # type: ignore[no-any-return]
 
     def tanh(self) -> Tensor:
-        return ops.Tanh.apply(self._as_float())  # type: ignore[no-any-return]
+        return ops.Tanh._apply1(self._as_float())  # type: ignore[no-any-return]
 
     def relu(self) -> Tensor:
-        return ops.Relu.apply(self)  # type: ignore[no-any-return]
+        return ops.Relu._apply1(self)  # type: ignore[no-any-return]
 
     def sigmoid(self) -> Tensor:
-        return ops.Sigmoid.apply(self._as_float())  # type: ignore[no-any-return]
+        return ops.Sigmoid._apply1(self._as_float())  # type: ignore[no-any-return]
 
     def sqrt(self) -> Tensor:
-        return ops.Sqrt.apply(self._as_float())  # type: ignore[no-any-return]
+        return ops.Sqrt._apply1(self._as_float())  # type: ignore[no-any-return]
 
     def abs(self) -> Tensor:
-        return ops.Abs.apply(self)  # type: ignore[no-any-return]
+        return ops.Abs._apply1(self)  # type: ignore[no-any-return]
 
     __abs__ = abs
 
@@ -737,9 +737,10 @@ class Tensor(Variable):
                 "What to do: wrap the update in `with mg.no_grad():`, or use an out-of-place op."
             )
 
-    def _in_place_op(self, fn: Any, other: Any, fast: str | None) -> Tensor:
-        """``self (op)= other``: under ``no_grad`` straight into the array (how optimizers update),
-        otherwise through the core's in-place machinery (history rebased, version bumped)."""
+    def _in_place_op(self, fn: Any, other: Any, fast: str | None, alpha: float = 1.0) -> Tensor:
+        """``self (op)= alpha · other``: under ``no_grad`` straight into the array, one pass with no
+        temporary Tensor (how optimizers update), otherwise through the core's in-place machinery
+        (history rebased, version bumped)."""
         o = self._operand(other)
         if o is NotImplemented:
             raise TypeError(f"unsupported operand type for an in-place op: {type(other).__name__}")
@@ -749,27 +750,23 @@ class Tensor(Variable):
             target = be.shape(self.data)
             if _broadcast_shape(target, be.shape(od) if type(od) in _array_types else ()) == target:
                 if fast == "add":
-                    be.iadd(self.data, od)
+                    be.iadd(self.data, od, alpha)
                 elif fast == "sub":
-                    be.iadd(self.data, od, -1.0)
+                    be.iadd(self.data, od, -alpha)
                 else:
                     be.imul(self.data, od)
                 self._bump_version()
                 return self
         self._check_view_in_place()
-        return self._in_place(fn, o)  # type: ignore[return-value]
+        return self._in_place(fn, o if alpha == 1.0 else o * alpha)  # type: ignore[return-value]
 
     def add_(self, other: Any, alpha: float = 1.0) -> Tensor:
         """``self += alpha · other`` in place (PyTorch's ``add_(other, alpha=…)``)."""
-        if alpha != 1.0:
-            other = other * alpha
-        return self._in_place_op(ops.Add, other, "add")
+        return self._in_place_op(ops.Add, other, "add", alpha)
 
     def sub_(self, other: Any, alpha: float = 1.0) -> Tensor:
         """``self −= alpha · other`` in place."""
-        if alpha != 1.0:
-            other = other * alpha
-        return self._in_place_op(ops.Sub, other, "sub")
+        return self._in_place_op(ops.Sub, other, "sub", alpha)
 
     def mul_(self, other: Any) -> Tensor:
         return self._in_place_op(ops.Mul, other, "mul")
