@@ -69,3 +69,33 @@ def test_a_cpu_scalar_tensor_mixes_with_cuda_tensors(emulated_cuda: None) -> Non
     assert (w * mg.tensor(3.0)).to("cpu").tolist() == [3.0, 6.0]
     with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
         w + mg.tensor([1.0, 1.0])
+
+
+def _clipped_and_scaled(device: str) -> tuple[float, list[np.ndarray], bool]:
+    w = mg.tensor([[3.0, -4.0], [1.0, 2.0]], requires_grad=True, dtype="float32", device=device)
+    (w * w).sum().backward()
+    norm = mg.nn.utils.clip_grad_norm_([w], max_norm=1.0)
+    scaler = mg.amp.GradScaler(init_scale=2.0**4)
+    opt = mg.optim.SGD([w], lr=0.1)
+    scaler.scale((w * w).sum()).backward()
+    scaler.step(opt)
+    finite_step = scaler.get_scale() == 2.0**4
+    return float(norm), [w.detach().to("cpu").numpy(), w.grad.to("cpu").numpy()], finite_step
+
+
+def test_clipping_and_grad_scaler_work_on_emulated_cuda(emulated_cuda: None) -> None:
+    """The gradient norm and the inf/nan check run on the device's own arrays (no NumPy on them)."""
+    cpu_norm, cpu_arrays, cpu_finite = _clipped_and_scaled("cpu")
+    gpu_norm, gpu_arrays, gpu_finite = _clipped_and_scaled("cuda")
+    assert gpu_norm == pytest.approx(cpu_norm, rel=1e-6) and gpu_finite == cpu_finite is True
+    for g, c in zip(gpu_arrays, cpu_arrays):
+        np.testing.assert_allclose(g, c, rtol=1e-6)
+
+
+def test_grad_scaler_skips_a_step_with_inf_on_emulated_cuda(emulated_cuda: None) -> None:
+    w = mg.tensor([1.0, 2.0], requires_grad=True, device="cuda")
+    scaler, opt = mg.amp.GradScaler(init_scale=2.0**4), mg.optim.SGD([w], lr=0.1)
+    scaler.scale((w * mg.tensor([float("inf"), 1.0], device="cuda")).sum()).backward()
+    scaler.step(opt)
+    scaler.update()
+    assert w.detach().to("cpu").numpy().tolist() == [1.0, 2.0] and scaler.get_scale() == 2.0**3
