@@ -170,6 +170,15 @@ def test_grad_scaler_skips_a_step_with_inf_gradients_on_tensors() -> None:
     assert w.tolist() == [1.0] and scaler.get_scale() == 32768.0
 
 
+@pytest.mark.filterwarnings("error::RuntimeWarning")
+@pytest.mark.parametrize("values, finite", [([1.0, -2.0], True), ([1.0, float("inf")], False),
+                                            ([float("-inf"), 0.0], False), ([float("nan"), 1.0], False), ([], True)])
+def test_the_inf_nan_check_of_a_tensor_gradient_warns_about_nothing(values, finite) -> None:
+    w = mg.tensor([0.0] * len(values), requires_grad=True)
+    w.grad = mg.tensor(values)
+    assert mg.optim.grad_is_finite(w) is finite
+
+
 def test_autocast_runs_linear_in_float16_with_cast_nodes_like_pytorch() -> None:
     layer = Linear(3, 2, seed=0)
     x = mg.tensor(np.ones((4, 3)))
