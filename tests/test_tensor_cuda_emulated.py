@@ -84,7 +84,8 @@ def _clipped_and_scaled(device: str) -> tuple[float, list[np.ndarray], bool]:
 
 
 def test_clipping_and_grad_scaler_work_on_emulated_cuda(emulated_cuda: None) -> None:
-    """The gradient norm and the inf/nan check run on the device's own arrays (no NumPy on them)."""
+    """The gradient norm (clipping) and the inf/nan check (GradScaler) go through the CUDA backend and agree
+    with the CPU.  (The emulator's arrays are NumPy arrays, so this cannot show that no NumPy call is made.)"""
     cpu_norm, cpu_arrays, cpu_finite = _clipped_and_scaled("cpu")
     gpu_norm, gpu_arrays, gpu_finite = _clipped_and_scaled("cuda")
     assert gpu_norm == pytest.approx(cpu_norm, rel=1e-6) and gpu_finite == cpu_finite is True

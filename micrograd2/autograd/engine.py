@@ -17,11 +17,10 @@ from __future__ import annotations
 import heapq
 from typing import Any, Iterable
 
+from ..dtypes import FLOAT64  # the dtype whose gradients are never rounded
 from . import anomaly, events, grad_mode
 from .node import FREED, HOOKS, AccumulateGrad, Node
 from .variable import Variable, _RetainGrad
-
-FLOAT64 = "float64"  # the dtype whose gradients are never rounded
 
 NO_GRAD_FN = (
     "element 0 of tensors does not require grad and does not have a grad_fn\n"
@@ -143,7 +142,12 @@ def _walk(starts: list[tuple[Node, Any]], retain_graph: bool, captures: dict[Nod
                 g = _round(g, nxt._dtype)
             if buffer and nxt in buffer:  # other edges delivered before: add up
                 earlier = buffer.pop(nxt)
-                g = earlier if g is None else earlier + g if nxt._dtype == FLOAT64 else _round(earlier + g, nxt._dtype)
+                if g is None:
+                    g = earlier
+                else:
+                    g = earlier + g
+                    if nxt._dtype != FLOAT64:
+                        g = _round(g, nxt._dtype)
             left = deps[nxt] - 1
             if left:
                 deps[nxt] = left

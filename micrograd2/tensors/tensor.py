@@ -738,8 +738,8 @@ class Tensor(Variable):
             )
 
     def _in_place_op(self, fn: Any, other: Any, fast: str | None, alpha: float = 1.0) -> Tensor:
-        """``self (op)= alpha · other``: under ``no_grad`` straight into the array, one pass with no
-        temporary Tensor (how optimizers update), otherwise through the core's in-place machinery
+        """``self (op)= alpha · other``: under ``no_grad`` straight into the array by the backend, with
+        no temporary Tensor (how optimizers update), otherwise through the core's in-place machinery
         (history rebased, version bumped)."""
         o = self._operand(other)
         if o is NotImplemented:
