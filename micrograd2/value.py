@@ -116,38 +116,30 @@ class Value(Variable):
         return format(self.data, spec) if spec else repr(self)
 
     # -- arithmetic -------------------------------------------------------------------------------
-    def __add__(self, other: Any) -> Any:
-        return ops.Add._apply2(self, other) if isinstance(other, _FAST) or _operand(other) else NotImplemented
-
-    __radd__ = __add__
-
-    def __sub__(self, other: Any) -> Any:
-        return ops.Sub._apply2(self, other) if isinstance(other, _FAST) or _operand(other) else NotImplemented
+    # ``x * y`` *is* ``Mul.apply(x, y)`` (through its fast path: one Python call per op).
+    __add__ = __radd__ = ops.Add._apply2
+    __sub__ = ops.Sub._apply2
+    __mul__ = __rmul__ = ops.Mul._apply2
+    __truediv__ = ops.Div._apply2
+    __neg__ = ops.Neg._apply1
 
     def __rsub__(self, other: Any) -> Any:
-        return ops.Rsub.apply(self, c=other) if isinstance(other, _FAST) or _operand(other) else NotImplemented
-
-    def __mul__(self, other: Any) -> Any:
-        return ops.Mul._apply2(self, other) if isinstance(other, _FAST) or _operand(other) else NotImplemented
-
-    __rmul__ = __mul__
-
-    def __truediv__(self, other: Any) -> Any:
-        return ops.Div._apply2(self, other) if isinstance(other, _FAST) or _operand(other) else NotImplemented
+        return ops.Rsub.apply(self, c=other) if _operand(other) else NotImplemented
 
     def __rtruediv__(self, other: Any) -> Any:
-        return ops.Div.apply(other, self) if isinstance(other, _FAST) or _operand(other) else NotImplemented
+        return ops.Div.apply(other, self) if _operand(other) else NotImplemented
 
     def __pow__(self, other: Any) -> Any:
         if isinstance(other, Value):
             return ops.PowValue.apply(self, other)
-        return ops.Pow.apply(self, exponent=other) if isinstance(other, _FAST) or _operand(other) else NotImplemented
+        return ops.Pow.apply(self, exponent=other) if _operand(other) else NotImplemented
 
     def __rpow__(self, other: Any) -> Any:
-        return ops.RPow.apply(self, base=other) if isinstance(other, _FAST) or _operand(other) else NotImplemented
+        return ops.RPow.apply(self, base=other) if _operand(other) else NotImplemented
 
-    def __neg__(self) -> Value:
-        return ops.Neg._apply1(self)
+    @staticmethod
+    def _accepts(other: Any) -> bool:
+        return _operand(other)
 
     # comparisons give plain bools and record nothing; == and hash stay identity (as tensors in sets)
     def __lt__(self, other: Any) -> bool:
@@ -163,28 +155,13 @@ class Value(Variable):
         return self.data >= _number(other)
 
     # -- functions ------------------------------------------------------------------------------
-    def exp(self) -> Value:
-        return ops.Exp._apply1(self)
-
-    def log(self) -> Value:
-        return ops.Log._apply1(self)
-
-    def tanh(self) -> Value:
-        return ops.Tanh._apply1(self)
-
-    def relu(self) -> Value:
-        return ops.Relu._apply1(self)
-
-    def sigmoid(self) -> Value:
-        return ops.Sigmoid._apply1(self)
-
-    def sqrt(self) -> Value:
-        return ops.Sqrt._apply1(self)
-
-    def abs(self) -> Value:
-        return ops.Abs._apply1(self)
-
-    __abs__ = abs
+    exp = ops.Exp._apply1
+    log = ops.Log._apply1
+    tanh = ops.Tanh._apply1
+    relu = ops.Relu._apply1
+    sigmoid = ops.Sigmoid._apply1
+    sqrt = ops.Sqrt._apply1
+    abs = __abs__ = ops.Abs._apply1
 
     # -- dtypes ------------------------------------------------------------------------------------
     def to(self, dtype: str) -> Value:
@@ -261,9 +238,6 @@ class _DetachedValue(Value):
         self._base.data = value
 
 
-_FAST: tuple[type, ...] = (float, int)  # checked first: the common ``Value op Value`` and ``Value op float``
-
-
 def _operand(x: Any) -> bool:
     """Can ``x`` take part in a Value op?  Values and real numbers can."""
     return isinstance(x, Value) or isinstance(x, numbers.Real)
@@ -297,5 +271,4 @@ def dot(ws: Sequence[Any], xs: Sequence[Any], bias: Any = None) -> Value:
     return ops.Dot.apply(*inputs)
 
 
-_FAST = (Value, float, int)
 engine.gradient_rounders[float] = dtypes.round_to

@@ -158,3 +158,17 @@ def test_the_fast_paths_hand_unusual_inputs_to_apply() -> None:
         assert not scalar_ops.Mul._apply2(double, double).requires_grad
     with mg.amp.autocast(dtype="float16"):  # exp is on autocast's float32 list
         assert scalar_ops.Exp._apply1(half).dtype == "float32"
+
+
+def test_a_value_operator_is_its_functions_fast_path() -> None:
+    assert mg.Value.__mul__ is scalar_ops.Mul._apply2 and mg.Value.__rmul__ is scalar_ops.Mul._apply2
+    assert mg.Value.relu is scalar_ops.Relu._apply1
+    assert scalar_ops.Mul._apply2.__qualname__ == "Mul._apply2"
+
+
+def test_the_fast_path_gives_notimplemented_for_an_operand_the_engine_does_not_take() -> None:
+    x = mg.Value(1.0, requires_grad=True)
+    assert x.__add__("abc") is NotImplemented and x.__mul__(None) is NotImplemented
+    with pytest.raises(TypeError, match="unsupported operand type"):
+        x - {}
+    assert (x + True).data == 2.0 and (2 * x).grad_fn.name() == "MulBackward0"  # bool, reflected: through apply

@@ -20,7 +20,7 @@ the very ``ctx`` that ``forward`` filled in.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from . import anomaly, events, grad_mode
 from .node import BackwardNode, _creation_order, resolve_saved
@@ -43,6 +43,8 @@ class Function:
     autocast: str | None = None
     ctx_slots: tuple[str, ...] = ()  # a built-in op's plain ctx attributes (sizes, dims), kept after backward
     _node_class: type[BackwardNode]
+    _apply1: Callable[[Any], Any]  # apply(x), fast: see _one_input_path
+    _apply2: Callable[[Any, Any], Any]  # apply(a, b), fast: see _two_input_path
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -52,6 +54,8 @@ class Function:
         if builtin:  # built-in nodes stay small (only their ctx_slots); a custom ctx may carry any attribute
             body["__slots__"] = tuple(cls.ctx_slots)
         cls._node_class = type(name, (BackwardNode,), body)
+        cls._apply1 = staticmethod(_one_input_path(cls))  # type: ignore[assignment]
+        cls._apply2 = staticmethod(_two_input_path(cls))  # type: ignore[assignment]
 
     @staticmethod
     def forward(ctx: Any, *args: Any) -> Any:
@@ -103,34 +107,46 @@ class Function:
             return (out, *(template._wrap(e, None, None) for e in raw[1:]))
         return _output(cls, ctx, raw, template, dtype, inputs, args, needs_grad)
 
-    # -- fast paths: ``apply`` for the two commonest calls, with the same result ----------------------
-    @classmethod
-    def _apply1(cls, x: Any) -> Any:
-        """``apply(x)`` for one Value or Tensor input, without the general loop (one-output ops only)."""
+
+# -- fast paths: ``apply`` for the two commonest calls, with the same result -------------------------------
+# Each Function class gets its own pair (``_apply1``, ``_apply2``), made once by ``__init_subclass__``.  They
+# are plain functions, so an engine can use them *as* its methods (``Value.__mul__ = Mul._apply2``): an
+# operator then costs one Python call instead of two.
+def _one_input_path(fn: type[Function]) -> Callable[[Any], Any]:
+    """``fn.apply(x)`` for one Value or Tensor ``x``, without apply's general loop (one-output ops only)."""
+
+    def apply1(x: Any) -> Any:
         if autocast_policy is not None:
-            return cls.apply(x)
-        ctx = cls._node_class.__new__(cls._node_class)
+            return fn.apply(x)
+        ctx = fn._node_class.__new__(fn._node_class)
         ctx._saved = ()
         recorded = x._requires_grad and (grad_mode.on_everywhere or grad_mode.state.enabled)
         ctx._next = (x.grad_fn or x._accumulator or x._make_accumulator(),) if recorded else (None,)
         data = x.data
-        raw = cls.forward(ctx, data)
-        return _output(cls, ctx, raw, x, x.dtype, (x,), (data,), recorded)
+        raw = fn.forward(ctx, data)
+        return _output(fn, ctx, raw, x, x.dtype, (x,), (data,), recorded)
 
-    @classmethod
-    def _apply2(cls, a: Any, b: Any) -> Any:
-        """``apply(a, b)`` for a Value or Tensor ``a`` and a ``b`` of its kind and dtype, or a Python number,
-        without the general loop (one-output ops only): ``Value op Value`` and ``Value op float``."""
+    apply1.__qualname__ = f"{fn.__qualname__}._apply1"
+    return apply1
+
+
+def _two_input_path(fn: type[Function]) -> Callable[[Any, Any], Any]:
+    """``fn.apply(a, b)`` for a Value or Tensor ``a`` and a ``b`` of its kind and dtype, or a Python number,
+    without apply's general loop (one-output ops only): ``Value op Value`` and ``Value op float``.
+    Any other ``b`` goes to ``apply`` if ``a``'s kind accepts it as an operand, else gives NotImplemented
+    (so Python tries ``b``'s reflected operator)."""
+
+    def apply2(a: Any, b: Any) -> Any:
         kind = type(b)
         if kind is float or kind is int:
             b_data, b_needs = b, False
         elif kind is type(a) and b.dtype == a.dtype:
             b_data, b_needs = b.data, b._requires_grad
         else:
-            return cls.apply(a, b)
+            return fn.apply(a, b) if a._accepts(b) else NotImplemented
         if autocast_policy is not None:
-            return cls.apply(a, b)
-        ctx = cls._node_class.__new__(cls._node_class)
+            return fn.apply(a, b)
+        ctx = fn._node_class.__new__(fn._node_class)
         ctx._saved = ()
         a_needs = a._requires_grad
         recorded = (a_needs or b_needs) and (grad_mode.on_everywhere or grad_mode.state.enabled)
@@ -140,8 +156,11 @@ class Function:
         else:
             ctx._next = (None, None)
         a_data = a.data
-        raw = cls.forward(ctx, a_data, b_data)
-        return _output(cls, ctx, raw, a, a.dtype, (a, b), (a_data, b_data), recorded)
+        raw = fn.forward(ctx, a_data, b_data)
+        return _output(fn, ctx, raw, a, a.dtype, (a, b), (a_data, b_data), recorded)
+
+    apply2.__qualname__ = f"{fn.__qualname__}._apply2"
+    return apply2
 
 
 def _output(fn: type[Function], ctx: BackwardNode, raw: Any, template: Variable, dtype: Any,

@@ -52,6 +52,12 @@ class Variable:
     def _promote(a: str, b: str) -> str:
         raise NotImplementedError
 
+    @staticmethod
+    def _accepts(other: Any) -> bool:
+        """Can ``other`` be the second operand of an op on this kind?  (If not, an operator returns
+        NotImplemented, so that Python tries ``other``'s own.)"""
+        return True
+
     def _seed(self, gradient: Any) -> Any:
         """The gradient a backward from this Variable starts with."""
         raise NotImplementedError

@@ -135,10 +135,10 @@ class NumpyBackend(ArrayBackend):
     def where(self, cond: Array, a: Array | float, b: Array | float) -> Array:
         zero_else = isinstance(b, (int, float)) and b == 0
         if zero_else and type(a) is _ndarray and a.dtype.kind == "f" and getattr(cond, "dtype", None) == np.bool_:
-            # ``where(mask, g, 0)`` (every ReLU backward): a product is ~15x faster than a masked select,
-            # and the same unless g has inf/nan (inf·0 = nan), checked with one cheap pass.  The mask is
-            # cast first: a float-by-float product is faster than one that converts bools on the way.
-            out = np.multiply(a, cond.astype(a.dtype))
+            # ``where(mask, g, 0)`` (every ReLU backward): a product is ~10x faster than a masked select,
+            # and the same unless g has inf/nan (inf·0 = nan), checked with one cheap pass.  The product
+            # reads the bool mask as it goes: no float copy of the mask.
+            out = np.multiply(a, cond)
             if np.isfinite(a).all():
                 return out
         return _arr(np.where(cond, a, b))
