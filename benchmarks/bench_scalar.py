@@ -113,16 +113,24 @@ def chain_runner(make: Callable[[float], Any], relu: Callable[[Any], Any], n: in
     return run
 
 
-def chain_times(runners: dict[str, Callable[[], tuple[float, float]]], repeats: int) -> dict[str, tuple[float, float]]:
-    fwd: dict[str, list[float]] = {k: [] for k in runners}
-    bwd: dict[str, list[float]] = {k: [] for k in runners}
+def chain_times(runners: dict[str, Callable[[], tuple[float, float]]],
+                repeats: int) -> dict[str, list[tuple[float, float]]]:
+    """(forward, backward) seconds of each runner in each round; the runners take turns within a round."""
+    times: dict[str, list[tuple[float, float]]] = {k: [] for k in runners}
     for _ in range(repeats):
         for name, run in runners.items():
             gc.collect()
-            f, b = run()
-            fwd[name].append(f)
-            bwd[name].append(b)
-    return {k: (statistics.median(fwd[k]), statistics.median(bwd[k])) for k in runners}
+            times[name].append(run())
+    return times
+
+
+def paired_ratios(theirs: list[tuple[float, float]], ours: list[tuple[float, float]]) -> str:
+    """Their fwd+bwd time over ours, round by round: the median and the middle half of the ratios.
+    (The machine's speed drifts; a round's two runs are seconds apart, so their ratio drifts less.)"""
+    ratios = sorted(sum(t) / sum(o) for t, o in zip(theirs, ours))
+    quarter = len(ratios) // 4
+    low, high = ratios[quarter], ratios[-1 - quarter]
+    return f"rounds: median {statistics.median(ratios):.2f}x, middle half {low:.2f}-{high:.2f}x"
 
 
 # -- (c) memory ------------------------------------------------------------------------------------------
@@ -172,7 +180,8 @@ def main() -> None:
                                         torch.relu, n)
     except ImportError:
         pass
-    c = chain_times(runners, repeats)
+    rounds = chain_times(runners, repeats)
+    c = {k: (statistics.median(f for f, _ in ts), statistics.median(b for _, b in ts)) for k, ts in rounds.items()}
     ours = c["micrograd2"]
     rows.append((f"chain of {n:,} ops, forward", f"{ours[0] / n * 1e6:.2f} us/op", ""))
     rows.append((f"chain of {n:,} ops, backward", f"{ours[1] / n * 1e6:.2f} us/op", ""))
@@ -180,7 +189,8 @@ def main() -> None:
         if other in c:
             f, b = c[other]
             rows.append((f"  vs {other} (fwd+bwd)", f"{(f + b) / n * 1e6:.2f} us/op",
-                         f"{(f + b) / sum(ours):.2f}x slower than micrograd2"))
+                         f"{(f + b) / sum(ours):.2f}x slower than micrograd2 "
+                         f"({paired_ratios(rounds[other], rounds['micrograd2'])})"))
     for chain_name, (ours_b, theirs_b) in memory.items():
         rows.append((f"bytes per node, {mem_n:,}-node {chain_name} chain", f"{ours_b:.0f} B",
                      f"micrograd {theirs_b:.0f} B ({theirs_b / ours_b:.1f}x)"))

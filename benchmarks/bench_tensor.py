@@ -66,6 +66,11 @@ def main() -> None:
 # -- timing -----------------------------------------------------------------------------------------
 def interleaved(fns: dict[str, Callable[[], Any]], reps: int, warmup: int = 2) -> dict[str, float]:
     """Median seconds of each function, run in turn ``reps`` times after ``warmup`` rounds."""
+    return {name: statistics.median(ts) for name, ts in rounds(fns, reps, warmup).items()}
+
+
+def rounds(fns: dict[str, Callable[[], Any]], reps: int, warmup: int = 2) -> dict[str, list[float]]:
+    """Seconds of each function in each of ``reps`` rounds (after ``warmup``); they take turns in a round."""
     times: dict[str, list[float]] = {name: [] for name in fns}
     for i in range(warmup + reps):
         for name, fn in fns.items():
@@ -76,7 +81,16 @@ def interleaved(fns: dict[str, Callable[[], Any]], reps: int, warmup: int = 2) -
             elapsed = time.perf_counter() - start
             if i >= warmup:
                 times[name].append(elapsed)
-    return {name: statistics.median(ts) for name, ts in times.items()}
+    return times
+
+
+def paired_ratios(theirs: list[float], ours: list[float]) -> str:
+    """Their time over ours, round by round: the median and the middle half of the ratios.
+    (The machine's speed drifts; a round's two runs are milliseconds apart, so their ratio drifts less.)"""
+    ratios = sorted(t / o for t, o in zip(theirs, ours))
+    quarter = len(ratios) // 4
+    low, high = ratios[quarter], ratios[-1 - quarter]
+    return f"rounds: median {statistics.median(ratios):.2f}x, middle half {low:.2f}-{high:.2f}x"
 
 
 def per_call(fn: Callable[[], Any], n: int, rounds: int = 7) -> float:
@@ -156,7 +170,8 @@ def mlp_step(np: Any, torch: Any, mg: Any, reps: int, peak: float) -> None:
             topt.step()
 
         fns["torch"] = step_torch
-    medians = interleaved(fns, reps, warmup=3)
+    times = rounds(fns, reps, warmup=3)
+    medians = {name: statistics.median(ts) for name, ts in times.items()}
     weights = sum(LAYERS[i] * LAYERS[i + 1] for i in range(len(LAYERS) - 1))
     later = sum(LAYERS[i] * LAYERS[i + 1] for i in range(1, len(LAYERS) - 1))
     flops = 2 * BATCH * (2 * weights + later)  # forward, weight gradients, input gradients of layers 2..
@@ -167,7 +182,8 @@ def mlp_step(np: Any, torch: Any, mg: Any, reps: int, peak: float) -> None:
         rate = flops / seconds / 1e9
         print(f"{name:<12}{seconds * 1e3:>10.2f}{rate:>10.1f}{100 * rate / peak:>10.0f}%")
     if "torch" in medians:
-        print(f"throughput micrograd2 / torch: {medians['torch'] / medians['micrograd2']:.2f}x  (target >= 1.0x)")
+        print(f"throughput micrograd2 / torch: {medians['torch'] / medians['micrograd2']:.2f}x  (target >= 1.0x; "
+              f"{paired_ratios(times['torch'], times['micrograd2'])})")
 
 
 def crossover(np: Any, mg: Any, quick: bool) -> None:

@@ -162,8 +162,6 @@ class BackwardNode(Node):
         was changed in place since.
         """
         saved = self._saved
-        if type(saved) is Constants:  # nothing to check or unwrap
-            return saved
         if saved is FREED:
             raise RuntimeError(SECOND_BACKWARD)
         recording = grad_mode.on_everywhere or grad_mode.state.enabled
@@ -211,13 +209,6 @@ class BackwardNode(Node):
         )
 
 
-class Constants(tuple):  # type: ignore[type-arg]
-    """Saved items that are all plain numbers or None (a constant factor, an exponent): ``saved_tensors``
-    hands them back as they are, with nothing to check or unwrap."""
-
-    __slots__ = ()
-
-
 def resolve_saved(items: tuple[Any, ...], inputs: tuple[Any, ...], args: Any, result: Any,
                   output: Any) -> tuple[Any, ...]:
     """Turn what forward saved into saved-value records, once forward has returned.
@@ -227,29 +218,21 @@ def resolve_saved(items: tuple[Any, ...], inputs: tuple[Any, ...], args: Any, re
     ``SavedVariable``), the returned ``result`` as the output (``SavedOutput``,
     checked first: relu may return its input's very float); numbers and derived
     values as they are.  Items are looked for first at their own position
-    (``save_for_backward(a, b)``).  If no item is a Value, the result is ``Constants``.
+    (``save_for_backward(a, b)``).
     """
     saved: list[Any] = []
-    constants = True
     n = len(args)
     for j, item in enumerate(items):
         if item is result:
             saved.append(SavedOutput(output))
-            constants = False
         elif item is None:
             saved.append(None)
         elif j < n and args[j] is item:  # save_for_backward(a, b): the input at its own position
             x = inputs[j]
-            if x is not item:  # an input Value's data (not a number passed as an input)
-                saved.append(x if x._version_counter is None else SavedVariable(x))
-                constants = False
-            else:
-                saved.append(x)
+            saved.append(x if x is item or x._version_counter is None else SavedVariable(x))
         else:
-            found = _find_input(item, inputs, args)
-            saved.append(found)
-            constants = constants and found is item
-    return Constants(saved) if constants else tuple(saved)
+            saved.append(_find_input(item, inputs, args))
+    return tuple(saved)
 
 
 def _find_input(item: Any, inputs: tuple[Any, ...], args: list[Any]) -> Any:
