@@ -21,7 +21,7 @@ from .. import dtypes
 from ..autograd import Variable, engine, grad_mode
 from ..autograd.node import VersionCounter
 from ..backends import array_types, check_device, get_backend
-from . import ops
+from . import ops, views
 
 FLOATS = dtypes.DTYPES  # float64, float32, float16, bfloat16
 INTEGERS = ("int64", "bool")
@@ -77,11 +77,13 @@ class Tensor(Variable):
     Usually made with :func:`tensor`.  See the module docstring.
     """
 
-    __slots__ = ("_backend", "_base")
+    __slots__ = ("_backend", "_base", "_view_steps", "_views")  # the last three: see tensors/views.py
     __array_ufunc__ = None  # NumPy defers to our reflected operators: ``array + tensor`` is a Tensor
 
     _backend: Any
     _base: Any
+    _view_steps: Any
+    _views: Any
 
     def __init__(self, data: Any, requires_grad: bool = False, dtype: Any = "float32", device: Any = "cpu",
                  label: str | None = None) -> None:
@@ -105,7 +107,7 @@ class Tensor(Variable):
         self.dtype = dtype
         self._accumulator = None
         self._version_counter = None
-        self._base = None
+        self._base = self._view_steps = self._views = None
         if requires_grad:
             self.requires_grad = True
 
@@ -130,7 +132,7 @@ class Tensor(Variable):
         t.dtype = dtype
         t._accumulator = None
         t._version_counter = None
-        t._base = None
+        t._base = t._view_steps = t._views = None
         return t
 
     @staticmethod
@@ -658,10 +660,7 @@ class Tensor(Variable):
     def _view(self, fn: Any, **attributes: Any) -> Tensor:
         """Apply a view op: the result shares self's memory, so it shares its version counter too."""
         out: Tensor = fn.apply(self, **attributes)
-        if self._version_counter is None:
-            self._version_counter = VersionCounter()
-        out._version_counter = self._version_counter
-        out._base = self._base if self._base is not None else self
+        views.record(out, self, fn, attributes)
         return out
 
     # -- indexing ---------------------------------------------------------------------------------
@@ -672,10 +671,7 @@ class Tensor(Variable):
         fn = _index_function(index)
         out: Tensor = fn.apply(self, index=index)
         if fn is not ops.Index:  # basic indexing: a view of self
-            if self._version_counter is None:
-                self._version_counter = VersionCounter()
-            out._version_counter = self._version_counter
-            out._base = self._base if self._base is not None else self
+            views.record(out, self, fn, {"index": index})
         return out
 
     def __setitem__(self, index: Any, value: Any) -> None:
@@ -729,6 +725,13 @@ class Tensor(Variable):
         return out
 
     # -- in place -----------------------------------------------------------------------------------
+    def _in_place(self, fn: Any, *others: Any) -> Variable:
+        """The core's in-place machinery; for a view or a base of views, ``views.in_place`` (both
+        histories change)."""
+        if not views.shares_memory(self):
+            return super()._in_place(fn, *others)
+        return views.in_place(self, fn, others)  # type: ignore[no-any-return]
+
     def _check_view_in_place(self) -> None:
         base = self._base
         if base is not None and grad_mode.is_grad_enabled() and base._requires_grad and base.grad_fn is None:

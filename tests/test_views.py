@@ -1,0 +1,134 @@
+"""In-place ops on views and on their bases: both histories change, as in PyTorch."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import micrograd2 as mg
+
+
+def t(data, requires_grad=True):
+    return mg.tensor(data, requires_grad=requires_grad, dtype="float64")
+
+
+def test_an_in_place_op_on_a_slice_reaches_the_base_through_copyslices() -> None:
+    x = t([1.0, 2.0, 3.0])
+    y = x * 1
+    v = y[0:2]
+    v.mul_(2)
+    assert y.grad_fn.name() == "CopySlices"
+    assert y.detach().numpy().tolist() == [2.0, 4.0, 3.0]
+    y.sum().backward()
+    assert x.grad.numpy().tolist() == [2.0, 2.0, 1.0]
+
+
+def test_a_view_made_before_an_in_place_op_on_its_base_follows_the_base() -> None:
+    x = t([1.0, 2.0, 3.0])
+    y = x * 1
+    v = y[0:2]
+    y.mul_(2)
+    assert v.grad_fn.next_functions[0][0] is y.grad_fn  # SliceBackward0 -> MulBackward0
+    v.sum().backward()
+    assert x.grad.numpy().tolist() == [2.0, 2.0, 0.0]
+
+
+def test_the_modified_view_itself_reads_from_the_new_base() -> None:
+    x = t([1.0, 2.0, 3.0])
+    y = x * 1
+    v = y[0:2]
+    v.mul_(2)
+    v.sum().backward()
+    assert x.grad.numpy().tolist() == [2.0, 2.0, 0.0]
+
+
+def test_other_inputs_of_the_in_place_op_get_their_gradient() -> None:
+    x, w = t([1.0, 2.0, 3.0]), t([4.0, 5.0])
+    y = x * 1
+    y[0:2].mul_(w)
+    (y * y).sum().backward()
+    # y = [4, 10, 3]: d/dx of y² is 2y·w in the slice, 2y outside; d/dw is 2y·x in the slice
+    assert x.grad.numpy().tolist() == [32.0, 100.0, 6.0]
+    assert w.grad.numpy().tolist() == [8.0, 40.0]
+
+
+def test_setitem_on_the_base_updates_a_row_taken_before() -> None:
+    x = t([[1.0, 2.0], [3.0, 4.0]])
+    y = x * 1
+    row = y[0]
+    y[0] = 7.0
+    (row * 1).sum().backward()
+    assert x.grad.numpy().tolist() == [[0.0, 0.0], [0.0, 0.0]]  # row 0 was overwritten by a constant
+
+
+def test_an_element_of_a_view_set_in_place() -> None:
+    x = t([1.0, 2.0, 3.0])
+    y = x * 3
+    v = y[1:3]
+    v[0] = x[0] * 10
+    y.sum().backward()
+    assert y.detach().numpy().tolist() == [3.0, 10.0, 9.0]
+    assert x.grad.numpy().tolist() == [13.0, 0.0, 3.0]
+
+
+def test_under_no_grad_only_the_numbers_change() -> None:
+    x = t([1.0, 2.0, 3.0])
+    y = x * 1
+    v = y[0:2]
+    with mg.no_grad():
+        v.div_(2)
+    assert y.grad_fn.name() == "MulBackward0" and v.grad_fn.name() == "SliceBackward0"
+    assert y.detach().numpy().tolist() == [0.5, 1.0, 3.0]
+
+
+def test_a_view_of_a_leaf_that_requires_grad_still_refuses_in_place_ops() -> None:
+    x = t([1.0, 2.0, 3.0])
+    with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad"):
+        x[0:2].mul_(2)
+
+
+def test_in_place_on_a_transposed_view_in_the_graph_is_refused_with_a_hint() -> None:
+    x = t([[1.0, 2.0], [3.0, 4.0]])
+    y = x * 1
+    with pytest.raises(RuntimeError, match=r"(?s)view \(T\).*What to do"):
+        y.t().mul_(2)
+    with pytest.raises(RuntimeError, match="Slice then Select"):
+        y[0:2][1].mul_(2)
+
+
+def test_views_of_tensors_outside_the_graph_change_freely() -> None:
+    y = t([[1.0, 2.0], [3.0, 4.0]], requires_grad=False)
+    y.t().mul_(2)
+    y[0:1][0].add_(1)
+    assert y.detach().numpy().tolist() == [[3.0, 5.0], [6.0, 8.0]]
+    assert y.grad_fn is None
+
+
+def test_a_base_keeps_its_views_weakly() -> None:
+    y = t([1.0, 2.0, 3.0]) * 1
+    v = y[0:2]
+    assert list(y._views.values()) == [v]
+    del v
+    assert len(y._views) == 0
+
+
+def test_gradients_match_torch_for_in_place_ops_through_views() -> None:
+    torch = pytest.importorskip("torch")
+
+    def run(make, base_first):
+        x, w = make([[1.0, -2.0, 3.0], [0.5, 4.0, -1.5]]), make([2.0, -3.0, 0.25])
+        y = x * x if base_first else x * 2
+        row, col = y[1], y[0:2]
+        if base_first:
+            y.mul_(3)
+            row.mul_(w)
+        else:
+            row.mul_(w)
+            y.add_(1)
+        ((y * y).sum() + (col * 2).sum() + row.sum()).backward()
+        return x.grad, w.grad
+
+    for base_first in (False, True):
+        ours = run(lambda d: t(d), base_first)
+        theirs = run(lambda d: torch.tensor(d, dtype=torch.float64, requires_grad=True), base_first)
+        for a, b in zip(ours, theirs):
+            np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-12)
