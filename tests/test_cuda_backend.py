@@ -553,6 +553,13 @@ def test_in_place_on_a_reshaped_view_changes_the_original(backend):
     same(backend, x, np.ones((2, 3), np.float32))
 
 
+def test_shares_memory_tells_a_reshaped_view_from_a_copy(backend):
+    x = put(backend, np.zeros((2, 3), np.float32))
+    assert backend.shares_memory(backend.reshape(x, (6,)), x)
+    assert not backend.shares_memory(backend.astype(x, "float32"), x)  # astype always copies
+    assert not backend.shares_memory(put(backend, np.zeros(0, np.float32)), x)
+
+
 def test_every_backend_method_is_tested_here():
     text = Path(__file__).read_text()
     methods = [n for n in dir(ArrayBackend) if not n.startswith("_") and callable(getattr(ArrayBackend, n))]

@@ -100,3 +100,17 @@ def test_grad_scaler_skips_a_step_with_inf_on_emulated_cuda(emulated_cuda: None)
     scaler.step(opt)
     scaler.update()
     assert w.detach().to("cpu").numpy().tolist() == [1.0, 2.0] and scaler.get_scale() == 2.0**3
+
+
+def _views_in_place(device: str) -> tuple[list, list, list]:
+    x = mg.tensor([[1.0, -2.0, 3.0], [0.5, 4.0, -1.5]], requires_grad=True, dtype="float64", device=device)
+    y = x * 2
+    row, col, flat = y[1], y[0:2], y.t()
+    row.mul_(3)  # a row changed in place: the base follows (CopySlices)
+    y.add_(1)  # the base changed in place: the views follow, numbers too (copies on CUDA)
+    ((y * y).sum() + (col * col).sum() + (flat * 2).sum()).backward()
+    return y.to("cpu").tolist(), col.to("cpu").tolist(), x.grad.to("cpu").tolist()
+
+
+def test_in_place_ops_through_views_on_emulated_cuda_match_the_cpu(emulated_cuda: None) -> None:
+    assert _views_in_place("cuda") == _views_in_place("cpu")

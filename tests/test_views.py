@@ -124,7 +124,8 @@ def test_gradients_match_torch_for_in_place_ops_through_views() -> None:
         else:
             row.mul_(w)
             y.add_(1)
-        ((y * y).sum() + (col * 2).sum() + row.sum()).backward()
+        flat = y.t().reshape(-1)  # a view of a view, derived again after each in-place op on y
+        ((y * y).sum() + (col * 2).sum() + row.sum() + (flat * flat).sum()).backward()
         return x.grad, w.grad
 
     for base_first in (False, True):
@@ -132,3 +133,13 @@ def test_gradients_match_torch_for_in_place_ops_through_views() -> None:
         theirs = run(lambda d: torch.tensor(d, dtype=torch.float64, requires_grad=True), base_first)
         for a, b in zip(ours, theirs):
             np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-12)
+
+
+def test_a_reshape_that_had_to_copy_is_no_view() -> None:
+    x = t([[1.0, 2.0], [3.0, 4.0]])
+    y = x * 1
+    flat = y.t().reshape(-1)  # not contiguous: a copy, as PyTorch's reshape
+    y.mul_(5)
+    assert flat.detach().numpy().tolist() == [1.0, 3.0, 2.0, 4.0]
+    flat.sum().backward()
+    assert x.grad.numpy().tolist() == [[1.0, 1.0], [1.0, 1.0]]

@@ -91,6 +91,10 @@ class ArrayBackend(ABC):
 
     # -- linear algebra and shape ------------------------------------------------
     @abstractmethod
+    def shares_memory(self, a: Array, b: Array) -> bool:
+        """Do ``a`` and ``b`` overlap in memory (is one a view of the other)?"""
+
+    @abstractmethod
     def matmul(self, a: Array, b: Array) -> Array:
         """``a @ b`` for 1-D and 2-D operands (NumPy's rules)."""
 

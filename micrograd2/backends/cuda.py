@@ -170,6 +170,8 @@ class Device(Protocol):
 
     def view(self, x: Array, shape: Shape) -> Array: ...
 
+    def address(self, x: Array) -> int: ...  #: where ``x``'s first byte is (to tell views from copies)
+
     def copy(self, dst: Array, src: Array) -> None: ...
 
     def launch(
@@ -239,11 +241,11 @@ class PycudaDevice:
             drv.memcpy_dtod(dst.gpudata, src.gpudata, src.nbytes)
 
     def launch(self, dtype: str, kernel: str, grid: tuple[int, int], block: int, args: Sequence[Any]) -> None:
-        values = [self._address(a) if isinstance(a, self.array_type) else a for a in args]
+        values = [self.address(a) if isinstance(a, self.array_type) else a for a in args]
         self._function(dtype, kernel).prepared_call(grid, (block, 1, 1), *values)
 
     @staticmethod
-    def _address(x: Array) -> int:
+    def address(x: Array) -> int:
         """The device address of ``x``'s first element (0 for an empty array, which has no memory)."""
         return int(x.gpudata) if x.size else 0
 
@@ -651,6 +653,13 @@ class CudaBackend(ArrayBackend):
             grid = (-(-n // tiles["MM_BN"]), -(-m // tiles["MM_BM"]))
             self.device.launch(dtype, "matmul", grid, threads, (a, b, out, m, n, k))
         return out
+
+    def shares_memory(self, a: Array, b: Array) -> bool:
+        """Only ``reshape`` makes views here (indexing and transposing copy): compare the byte ranges."""
+        if not a.nbytes or not b.nbytes:
+            return False
+        start_a, start_b = self.device.address(a), self.device.address(b)
+        return start_a < start_b + b.nbytes and start_b < start_a + a.nbytes
 
     @_cuda_errors
     def reshape(self, x: Array, shape: Sequence[int]) -> Array:

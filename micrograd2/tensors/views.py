@@ -13,6 +13,10 @@ change the history of both, as PyTorch does:
 In place on any other view (``t()``, ``reshape``, a view of a view) while recording raises
 ``RuntimeError``: micrograd2 cannot write such a change back into the base's history.
 
+On CUDA only ``reshape`` makes true views (indexing and transposing copy); the histories are kept
+the same way, and a view's numbers are copied again after an in-place op on its base.  Under
+``no_grad``, an in-place op on such a copy does not reach its base.
+
 A view keeps the steps that make it from its base (``_view_steps``); a base keeps its live views,
 weakly (``_views``).
 """
@@ -32,7 +36,10 @@ INDEXING = (ops.Select, ops.Slice, ops.UnsqueezeIndex)  # the views that ``x[ind
 
 def record(view: Any, source: Any, fn: Any, attributes: dict[str, Any]) -> None:
     """``view`` was made from ``source`` by the view Function ``fn``: it shares the memory and the
-    version counter of ``source``'s base, and remembers the steps that make it from that base."""
+    version counter of ``source``'s base, and remembers the steps that make it from that base.
+    (A ``reshape`` that had to copy is no view, as in PyTorch.)"""
+    if fn is ops.View and not source._backend.shares_memory(view.data, source.data):
+        return
     if source._version_counter is None:
         source._version_counter = VersionCounter()
     view._version_counter = source._version_counter
@@ -51,18 +58,16 @@ def shares_memory(t: Any) -> bool:
 
 def in_place(t: Any, fn: Any, others: tuple[Any, ...]) -> Any:
     """``t`` becomes ``fn(t, *others)``, for a Tensor ``t`` that shares memory with others."""
-    recording = grad_mode.is_grad_enabled()
     base = t._base
     if base is None:  # the base: its own history changes, then its views follow
         Variable._in_place(t, fn, *others)
-        if recording:
-            _derive_views_again(t)
+        _derive_views_again(t)
         return t
-    if not recording or not _needs_history(base, others):  # only the numbers change
+    if not grad_mode.is_grad_enabled() or not _needs_history(base, others):  # only the numbers change
         return Variable._in_place(t, fn, *others)
     steps = t._view_steps
     if len(steps) != 1 or steps[0][0] not in INDEXING:
-        made_by = " then ".join(step[0].node_name.removesuffix("Backward0") for step in steps) or "a view op"
+        made_by = " then ".join(step[0].node_name.removesuffix("Backward0") for step in steps)
         raise RuntimeError(
             f"in-place op on a view ({made_by}) of a Tensor in the graph: micrograd2 can write an in-place "
             "change back into the base's history only for a view made by one indexing (y[0:2], y[1]).\n"
@@ -78,12 +83,16 @@ def _needs_history(base: Any, others: tuple[Any, ...]) -> bool:
 
 
 def _derive_views_again(base: Any) -> None:
-    """Give each live view of ``base`` a history that starts from the base's current one."""
-    if not base._requires_grad:
-        return
+    """Make each live view of ``base`` again from the base as it is now: a history that starts from the
+    base's new one (when that was recorded) and, where the backend's view is a copy (CUDA indexing and
+    transposing), the base's new numbers."""
+    be = base._backend
     for view in list(base._views.values()):
         derived = base
         for fn, attributes in view._view_steps:
             derived = fn.apply(derived, **attributes)
-        view.grad_fn = derived.grad_fn
-        view._requires_grad = derived._requires_grad
+        if derived.grad_fn is not None:
+            view.grad_fn = derived.grad_fn
+            view._requires_grad = True
+        if not be.shares_memory(view.data, base.data):
+            be.assign(view.data, derived.data)

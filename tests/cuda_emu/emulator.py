@@ -206,6 +206,9 @@ class EmulatedDevice:
         out.shape = shape  # raises rather than copies
         return out
 
+    def address(self, x: EmulatedArray) -> int:
+        return int(x.ctypes.data)
+
     def copy(self, dst: EmulatedArray, src: EmulatedArray) -> None:
         assert dst.nbytes == src.nbytes
         dst.reshape(-1).view(np.uint8)[:] = src.reshape(-1).view(np.uint8)
