@@ -108,6 +108,7 @@ def _views_in_place(device: str) -> tuple[list, list, list]:
     row, col, flat = y[1], y[0:2], y.t()
     row.mul_(3)  # a row changed in place: the base follows (CopySlices)
     y.add_(1)  # the base changed in place: the views follow, numbers too (copies on CUDA)
+    flat[2].mul_(-1)  # a view of a view: its elements found in the base, then written back
     ((y * y).sum() + (col * col).sum() + (flat * 2).sum()).backward()
     return y.to("cpu").tolist(), col.to("cpu").tolist(), x.grad.to("cpu").tolist()
 

@@ -728,7 +728,7 @@ class Tensor(Variable):
     def _in_place(self, fn: Any, *others: Any) -> Variable:
         """The core's in-place machinery; for a view or a base of views, ``views.in_place`` (both
         histories change)."""
-        if not views.shares_memory(self):
+        if not views.aliased(self):
             return super()._in_place(fn, *others)
         return views.in_place(self, fn, others)  # type: ignore[no-any-return]
 

@@ -6,12 +6,11 @@ change the history of both, as PyTorch does:
 
 * in place on the base (``y.mul_(2)``): ``y`` gets its new ``grad_fn`` and every live view of ``y``
   is derived again from it (``v = y[0:2]`` now reads ``SliceBackward0`` → ``MulBackward0``);
-* in place on a view made by one indexing (``y[0:2].mul_(2)``): the op runs on the view's old
-  value and the result is written into the base — ``y[0:2] = y[0:2] * 2``, so ``y.grad_fn`` is
-  ``CopySlices`` — then every view of ``y``, this one included, is derived again from ``y``.
-
-In place on any other view (``t()``, ``reshape``, a view of a view) while recording raises
-``RuntimeError``: micrograd2 cannot write such a change back into the base's history.
+* in place on a view made by indexing (``y[0:2].mul_(2)``): the op runs on the view's old value and
+  the result is written into the base — ``y[0:2] = y[0:2] * 2``, so ``y.grad_fn`` is
+  ``CopySlices`` — then every view of ``y``, this one included, is derived again from ``y``;
+* in place on any other view (``t()``, ``reshape``, a view of a view): the same, with the view's
+  elements located in the base by making the same view of the base's element numbers.
 
 On CUDA only ``reshape`` makes true views (indexing and transposing copy); the histories are kept
 the same way, and a view's numbers are copied again after an in-place op on its base.  Under
@@ -22,8 +21,11 @@ weakly (``_views``).
 """
 from __future__ import annotations
 
+import math
 import weakref
 from typing import Any
+
+import numpy as np
 
 from ..autograd import Variable, grad_mode
 from ..autograd.node import VersionCounter
@@ -51,8 +53,8 @@ def record(view: Any, source: Any, fn: Any, attributes: dict[str, Any]) -> None:
     base._views[id(view)] = view
 
 
-def shares_memory(t: Any) -> bool:
-    """Is ``t`` a view, or the base of a live view?"""
+def aliased(t: Any) -> bool:
+    """Does ``t`` share memory with another Tensor: is it a view, or the base of a live view?"""
     return t._base is not None or bool(t._views)
 
 
@@ -65,17 +67,34 @@ def in_place(t: Any, fn: Any, others: tuple[Any, ...]) -> Any:
         return t
     if not grad_mode.is_grad_enabled() or not _needs_history(base, others):  # only the numbers change
         return Variable._in_place(t, fn, *others)
-    steps = t._view_steps
-    if len(steps) != 1 or steps[0][0] not in INDEXING:
-        made_by = " then ".join(step[0].node_name.removesuffix("Backward0") for step in steps)
-        raise RuntimeError(
-            f"in-place op on a view ({made_by}) of a Tensor in the graph: micrograd2 can write an in-place "
-            "change back into the base's history only for a view made by one indexing (y[0:2], y[1]).\n"
-            "What to do: use an out-of-place op (v = v * 2), or index the base directly (y[0:2] *= 2)."
-        )
+    index = _index_in_base(t)
     result = fn.apply(t._snapshot(), *others)  # the op on the view's old value, out of place
-    base._in_place(ops.SetItem, result, steps[0][1]["index"])  # CopySlices into the base, which re-derives t
+    base._in_place(ops.SetItem, result, index)  # CopySlices into the base, which then re-derives t
     return t
+
+
+def _index_in_base(view: Any) -> Any:
+    """Where ``view``'s elements are in its base, as an index for ``base[index] = …``: the view's own
+    index when it was made by one indexing, else integer arrays found by making the same view of
+    the base's element numbers."""
+    steps = view._view_steps
+    if len(steps) == 1 and steps[0][0] in INDEXING:
+        return steps[0][1]["index"]
+    base = view._base
+    be = base._backend
+    shape = be.shape(base.data)
+    where = base._wrap(be.reshape(be.arange(math.prod(shape)), shape), "int64", None)
+    with grad_mode.no_grad():
+        for fn, attributes in steps:
+            where = fn.apply(where, **attributes)
+    positions = np.asarray(be.to_host(where.data))
+    if np.unique(positions).size != positions.size:
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to a single "
+            "memory location. Please clone() the tensor before performing the operation.\n"
+            "What to do: an expand()ed view repeats elements; use an out-of-place op, or clone() it first."
+        )
+    return np.unravel_index(positions, shape)
 
 
 def _needs_history(base: Any, others: tuple[Any, ...]) -> bool:
@@ -87,7 +106,7 @@ def _derive_views_again(base: Any) -> None:
     base's new one (when that was recorded) and, where the backend's view is a copy (CUDA indexing and
     transposing), the base's new numbers."""
     be = base._backend
-    for view in list(base._views.values()):
+    for view in list(base._views.values()) if base._views else ():
         derived = base
         for fn, attributes in view._view_steps:
             derived = fn.apply(derived, **attributes)
