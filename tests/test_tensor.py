@@ -341,6 +341,17 @@ def test_setitem_writes_in_place_with_copyslices() -> None:
     assert x.tolist() == [7.0, 2.0, 3.0]
 
 
+def test_setitem_at_a_repeated_position_keeps_the_last_write_as_pytorch() -> None:
+    x = mg.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True, dtype="float64")
+    v = mg.tensor([5.0, 6.0, 7.0], requires_grad=True, dtype="float64")
+    y = x * 1
+    y[mg.tensor([0, 1, 0], dtype="int64"), 1] = v * 1
+    assert y.detach().numpy().tolist() == [[1.0, 7.0], [3.0, 6.0]]  # not 5 + 7
+    (y * y).sum().backward()
+    assert x.grad.numpy().tolist() == [[2.0, 0.0], [6.0, 0.0]]
+    assert v.grad.numpy().tolist() == [14.0, 12.0, 14.0]  # PyTorch's too: every value reads its position
+
+
 def test_copy_and_fill_in_place() -> None:
     src = mg.tensor([1.0, 2.0], requires_grad=True)
     buf = mg.tensor([0.0, 0.0])
@@ -501,3 +512,13 @@ def test_gradcheck_names_the_element_that_disagrees() -> None:
     x = mg.tensor([1.0, 2.0], requires_grad=True, dtype="float64")
     with pytest.raises(mg.autograd.GradcheckError, match="input 0, element 0"):
         mg.autograd.gradcheck(lambda a: WrongSquare.apply(a).sum(), (x,))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_zero_dimensional_tensors_used_twice_keep_array_gradients(dtype) -> None:
+    # NumPy adds two 0-d arrays up to a NumPy scalar; the walk's sums and ReLU's backward keep arrays
+    x = mg.tensor(1.5, requires_grad=True, dtype=dtype)
+    y = (x * 3).relu() * x
+    (y * y + y).backward()
+    assert type(x.grad.data) is np.ndarray and x.grad.shape == ()
+    assert abs(x.grad.item() - (36 * 1.5**3 + 6 * 1.5)) < 1e-3

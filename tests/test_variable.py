@@ -28,6 +28,21 @@ def test_retain_grad_keeps_grad_on_a_non_leaf() -> None:
     assert x.grad == 16.0
 
 
+@pytest.mark.parametrize("make", [lambda v: mg.Value(v, requires_grad=True),
+                                  lambda v: mg.tensor(v, requires_grad=True, dtype="float64")])
+def test_retain_grad_follows_an_in_place_op_other_hooks_stay(make) -> None:
+    x = make(2.0)
+    y = x * 2
+    y.retain_grad()
+    seen = []
+    y.register_hook(lambda g: seen.append(float(g)))
+    y.mul_(3)  # y: 4 -> 12
+    (y * y).backward()
+    assert float(y.grad) == 24.0  # d(y²)/dy at the newest y, as PyTorch
+    assert seen == [72.0]  # the hook registered before sees the gradient of the old y (3 · 24)
+    assert float(x.grad) == 144.0
+
+
 def test_retain_grad_accumulates_across_backward_calls() -> None:
     x = mg.Value(1.0, requires_grad=True)
     h = x * 3

@@ -32,6 +32,10 @@ NO_GRAD_FN = (
 # (float -> micrograd2.dtypes.round_to).  float64 gradients never reach them.
 gradient_rounders: dict[type, Any] = {}
 
+# Turning a sum of two gradients of one type back into that type, where adding changes it (NumPy adds
+# two 0-d arrays up to a NumPy scalar): functions by gradient type, registered by the engines.
+gradient_types: dict[type, Any] = {}
+
 
 def run_backward(roots: Iterable[Any], grads: Iterable[Any], retain_graph: bool | None = None,
                  create_graph: bool = False, inputs: tuple[Any, ...] | None = None,
@@ -98,12 +102,11 @@ def _walk(starts: list[tuple[Node, Any]], retain_graph: bool, captures: dict[Nod
     buffer: dict[Node, Any] = {}  # gradients waiting: for more edges to deliver, or in ``ready``
     node: Any
     for node, g in starts:  # a seed is a gradient too: rounded to its root's dtype
+        if node in buffer:
+            earlier = buffer[node]
+            g = _typed_like(earlier, earlier + g)
         if node._dtype != FLOAT64:
             g = _round(g, node._dtype)
-            if node in buffer:
-                g = _round(buffer[node] + g, node._dtype)
-        elif node in buffer:
-            g = buffer[node] + g
         buffer[node] = g
     ready: list[tuple[float, Any]] = [(-node._seq, node) for node in buffer if deps[node] == 0]
     heapq.heapify(ready)
@@ -145,7 +148,8 @@ def _walk(starts: list[tuple[Node, Any]], retain_graph: bool, captures: dict[Nod
                 if g is None:
                     g = earlier
                 else:
-                    g = earlier + g
+                    total = earlier + g
+                    g = total if type(total) is type(earlier) else _typed_like(earlier, total)
                     if nxt._dtype != FLOAT64:
                         g = _round(g, nxt._dtype)
             left = deps[nxt] - 1
@@ -245,6 +249,12 @@ def accumulate_into(variable: Any, grad: Any, node: Any) -> None:
     variable._grad = new
     if events.listening:
         events.emit("accumulate", node=node, variable=variable, old=old, new=new)
+
+
+def _typed_like(gradient: Any, total: Any) -> Any:
+    """``total``, a sum of ``gradient`` and another, turned back into ``gradient``'s type if adding changed it."""
+    restore = gradient_types.get(type(gradient))
+    return total if restore is None or type(total) is type(gradient) else restore(total)
 
 
 def _round(g: Any, dtype: str) -> Any:

@@ -185,10 +185,22 @@ class Variable:
         result = fn.apply(old, *others)
         self._assign(result.data)
         if recording and result.grad_fn is not None:
-            self.grad_fn = result.grad_fn
-            self._requires_grad = True
+            self._rebase(result.grad_fn)
         self._bump_version()
         return self
+
+    def _rebase(self, node: Any) -> None:
+        """Self's history becomes ``node`` (after an in-place op).  ``retain_grad()`` moves along, so
+        ``.grad`` is the gradient of the newest value, as in PyTorch; other hooks stay on the old node
+        (they see the gradient of the value before the op)."""
+        old = self.grad_fn
+        self.grad_fn = node
+        self._requires_grad = True
+        for hook in (old._hooks or ()) if old is not None else ():
+            if isinstance(hook, _RetainGrad) and hook.ref() is self:
+                old._hooks.remove(hook)  # type: ignore[union-attr]
+                node.register_hook(hook)
+                break
 
     def _snapshot(self) -> Variable:
         """A twin holding self's current data and history, so the in-place op saves the old self."""

@@ -24,6 +24,16 @@ BINARY_OPS = ("add", "sub", "mul", "div", "pow", "maximum", "gt", "eq")
 UNARY_OPS = ("neg", "exp", "log", "tanh", "sqrt", "abs", "relu", "sigmoid", "sign")
 
 
+def is_basic_index(index: Any) -> bool:
+    """Is ``index`` made only of ints, slices, ``None`` and ``...`` (basic indexing: no position twice)?"""
+    parts = index if isinstance(index, tuple) else (index,)
+    return all(p is None or p is Ellipsis or isinstance(p, (int, slice)) or _is_integer(p) for p in parts)
+
+
+def _is_integer(p: Any) -> bool:
+    return getattr(p, "ndim", None) == 0 and getattr(getattr(p, "dtype", None), "kind", None) in ("i", "u")
+
+
 class ArrayBackend(ABC):
     """What a device must provide.  ``name`` is the device string (``"cpu"``, ``"cuda"``)."""
 

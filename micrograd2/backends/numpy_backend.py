@@ -22,7 +22,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .base import Array, ArrayBackend
+from .base import Array, ArrayBackend, is_basic_index
 
 # NumPy warns on 1/0, log(0), overflow…; PyTorch computes IEEE results silently, and so do we.
 warnings.filterwarnings("ignore", category=RuntimeWarning, module=__name__)
@@ -140,7 +140,7 @@ class NumpyBackend(ArrayBackend):
             # reads the bool mask as it goes: no float copy of the mask.
             out = np.multiply(a, cond)
             if np.isfinite(a).all():
-                return out
+                return _arr(out)
         return _arr(np.where(cond, a, b))
 
     # -- reductions ----------------------------------------------------------------
@@ -188,7 +188,7 @@ class NumpyBackend(ArrayBackend):
 
     def scatter_add(self, shape: tuple[int, ...], index: Any, values: Array, dtype: str) -> Array:
         out = np.zeros(shape, dtype=STORAGE[dtype])
-        if _is_basic(index):
+        if is_basic_index(index):
             out[index] += values  # a view: no index repeats
         else:
             np.add.at(out, index, values)
@@ -227,9 +227,3 @@ class NumpyBackend(ArrayBackend):
 
     def assign(self, x: Array, y: Array | float) -> None:
         np.copyto(x, y, casting="unsafe")
-
-
-def _is_basic(index: Any) -> bool:
-    """Is ``index`` made only of ints, slices, ``None`` and ``...`` (NumPy's basic indexing, a view)?"""
-    parts = index if isinstance(index, tuple) else (index,)
-    return all(p is None or p is Ellipsis or isinstance(p, (int, slice, np.integer)) for p in parts)

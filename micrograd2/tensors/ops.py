@@ -19,8 +19,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 from ..autograd import Function, Variable
 from ..backends import array_types, get_backend
+from ..backends.base import is_basic_index
 
 _array_types = array_types()  # array class -> backend (live)
 
@@ -816,8 +819,11 @@ class SetItem(TensorFunction):
         be = backend(x)
         xs, dtype = be.shape(x), be.dtype(x)
         region = be.shape(be.getitem(x, index))
-        v = value if type(value) in _array_types else be.full((), float(value), dtype)
-        filled = be.scatter_add(xs, index, be.broadcast_to(v, region), dtype)
+        v = be.broadcast_to(value if type(value) in _array_types else be.full((), float(value), dtype), region)
+        last = _last_writes(be, xs, index)
+        if last is not None:  # a position given twice: the last write wins (NumPy's and PyTorch's CPU rule)
+            v = be.where(last, v, 0.0)
+        filled = be.scatter_add(xs, index, v, dtype)
         written = be.binary("gt", be.scatter_add(xs, index, be.full(region, 1.0, dtype), dtype), 0.0)
         ctx.index, ctx.value_shape = index, _shape_of(value)
         ctx.keep = be.binary("eq", written, False)
@@ -830,6 +836,22 @@ class SetItem(TensorFunction):
             picked = grad[ctx.index] if _is_t(grad) else backend(grad).getitem(grad, ctx.index)
             grad_value = sum_to(picked, ctx.value_shape)
         return mask_mul(grad, ctx.keep), grad_value, None
+
+
+def _last_writes(be: Any, shape: tuple[int, ...], index: Any) -> Any:
+    """For ``x[index] = v`` when ``index`` gives some position twice: a mask over the written region,
+    true where a write is the last one to its position.  None when no position repeats."""
+    if is_basic_index(index):
+        return None
+    numbers = be.reshape(be.arange(math.prod(shape)), shape)  # each element's position
+    positions = np.asarray(be.to_host(be.getitem(numbers, index)))
+    flat = positions.ravel()
+    if np.unique(flat).size == flat.size:
+        return None
+    _, first_from_the_end = np.unique(flat[::-1], return_index=True)
+    last = np.zeros(flat.size, dtype=bool)
+    last[flat.size - 1 - first_from_the_end] = True
+    return be.from_host(last.reshape(positions.shape), "bool")
 
 
 # -- matrix products ----------------------------------------------------------------------------

@@ -51,11 +51,13 @@ def check_tensor_dtype(dtype: Any) -> str:
 
 
 def _backend(device: Any) -> Any:
-    """The backend of ``device``, with the gradient rounder of its array type registered."""
+    """The backend of ``device``, with what the engine needs for its array type registered: how to round
+    a gradient, and how to keep a sum of two gradients an array (NumPy adds 0-d arrays up to a scalar)."""
     be = get_backend(device)
     array_type = next(t for t, b in _array_types.items() if b is be)
     if array_type not in engine.gradient_rounders:
         engine.gradient_rounders[array_type] = _round_gradient
+        engine.gradient_types[array_type] = lambda total: be.from_host(total, be.dtype(total))
     return be
 
 

@@ -111,7 +111,6 @@ def _derive_views_again(base: Any) -> None:
         for fn, attributes in view._view_steps:
             derived = fn.apply(derived, **attributes)
         if derived.grad_fn is not None:
-            view.grad_fn = derived.grad_fn
-            view._requires_grad = True
+            view._rebase(derived.grad_fn)
         if not be.shares_memory(view.data, base.data):
             be.assign(view.data, derived.data)
