@@ -284,7 +284,7 @@ def _collect(inputs: tuple[Any, ...], captures: dict[Node, Any] | None, captured
         if node not in captured:
             if not allow_unused:
                 raise RuntimeError(
-                    "One of the differentiated Tensors appears to not have been used in the graph. "
+                    f"The differentiated Tensor at index {i} appears to not have been used in the graph. "
                     "Set allow_unused=True if this is the desired behavior.\n"
                     f"What to do: input {i} does not influence the output; drop it or pass allow_unused=True."
                 )
