@@ -103,3 +103,33 @@ def test_hook_on_a_value_without_grad_is_an_error() -> None:
 def test_requires_grad_underscore_returns_self() -> None:
     v = mg.Value(1.0)
     assert v.requires_grad_() is v and v.requires_grad
+
+
+@pytest.mark.parametrize("make", [lambda v: mg.Value(v, requires_grad=True),
+                                  lambda v: mg.tensor(v, requires_grad=True, dtype="float64")])
+def test_backward_with_inputs_fills_only_their_grad(make) -> None:
+    x, w = make(2.0), make(3.0)
+    h = x * w
+    y = h * h
+    y.backward(inputs=[w, h], retain_graph=True)  # a non-leaf input gets .grad (and keeps it), as PyTorch
+    assert x.grad is None and float(w.grad) == 2 * 6.0 * 2.0 and float(h.grad) == 12.0
+    y.backward(inputs=w)  # one Variable is enough; h retains its gradient from now on
+    assert float(w.grad) == 48.0 and float(h.grad) == 24.0 and x.grad is None
+    with pytest.raises(RuntimeError, match="'inputs' argument to backward\\(\\) cannot be empty"):
+        (x * 1).backward(inputs=[])
+
+
+def test_backward_with_inputs_matches_torch() -> None:
+    torch = pytest.importorskip("torch")
+
+    def run(make):
+        x, w = make([1.0, 2.0]), make([3.0, 4.0])
+        h = x * w
+        y = (h * h).sum()
+        y.backward(inputs=[w, h], retain_graph=True)
+        y.backward(inputs=w, retain_graph=True)
+        y.backward()
+        return [t.grad.tolist() for t in (x, w, h)]
+
+    assert run(lambda v: mg.tensor(v, requires_grad=True, dtype="float64")) == run(
+        lambda v: torch.tensor(v, requires_grad=True, dtype=torch.float64))

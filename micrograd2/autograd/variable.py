@@ -123,16 +123,33 @@ class Variable:
 
     # -- autograd ---------------------------------------------------------------------------------
     def backward(self, gradient: Any = None, retain_graph: bool | None = None,
-                 create_graph: bool = False) -> None:
+                 create_graph: bool = False, inputs: Any = None) -> None:
         """Compute the gradient of this Variable with respect to the graph's leaves.
 
         Seeds ``gradient`` (1.0 by default), walks the graph once in reverse
         topological order, and accumulates into ``.grad`` of every leaf that
         requires grad.  Saved values are freed afterwards unless ``retain_graph``.
+        With ``inputs`` (a Variable or a sequence of them), only their ``.grad``
+        is accumulated, leaves or not, as PyTorch's ``backward(inputs=…)``.
         """
-        from .engine import run_backward
+        from .engine import accumulate_into, run_backward
 
-        run_backward((self,), (self._seed(gradient),), retain_graph, create_graph)
+        seed = self._seed(gradient)
+        if inputs is None:
+            run_backward((self,), (seed,), retain_graph, create_graph)
+            return
+        inputs = (inputs,) if isinstance(inputs, Variable) else tuple(inputs)
+        if not inputs:
+            raise RuntimeError(
+                "'inputs' argument to backward() cannot be empty.\n"
+                "What to do: pass the Values whose .grad you want, or leave inputs out for every leaf."
+            )
+        for x in inputs:  # a non-leaf input keeps .grad from now on, as in PyTorch
+            x.retain_grad()
+        grads = run_backward((self,), (seed,), retain_graph, create_graph, inputs, allow_unused=True)
+        for x, g in zip(inputs, grads or ()):
+            if g is not None and x.grad_fn is None:  # (a non-leaf's retain_grad hook has written it)
+                accumulate_into(x, g, x._accumulator)
 
     def retain_grad(self) -> None:
         """Keep ``.grad`` on this non-leaf after backward (a no-op on leaves)."""
