@@ -154,3 +154,26 @@ def test_a_reshape_that_had_to_copy_is_no_view() -> None:
     assert flat.detach().numpy().tolist() == [1.0, 3.0, 2.0, 4.0]
     flat.sum().backward()
     assert x.grad.numpy().tolist() == [[1.0, 1.0], [1.0, 1.0]]
+
+
+def test_a_long_chain_of_views_costs_one_link_each_and_no_recursion() -> None:
+    x = t([[1.0, 2.0], [3.0, 4.0]])
+    y = x * 1
+    v = y
+    for _ in range(20_000):  # each view's steps are one link on its source's, not a copy of them
+        v = v.t()
+    v.mul_(2)  # written back through all 20,000 steps, then derived again
+    y.sum().backward()
+    assert x.grad.numpy().tolist() == [[2.0, 2.0], [2.0, 2.0]]
+
+
+def test_live_views_of_views_are_derived_again_step_by_step_not_each_from_scratch() -> None:
+    x = t([[1.0, 2.0], [3.0, 4.0]])
+    y = x * 1
+    views = [y.t()]
+    for _ in range(2_999):  # 3,000 live views, each a view of the one before: 3,000 steps, not 4.5 million
+        views.append(views[-1].t())
+    y.mul_(3)
+    assert views[-1].grad_fn.next_functions[0][0] is views[-2].grad_fn
+    (views[-1] * views[10]).sum().backward()  # y · yᵀ summed, with y = 3x
+    assert x.grad.numpy().tolist() == [[18.0, 54.0], [36.0, 72.0]]

@@ -16,8 +16,9 @@ On CUDA only ``reshape`` makes true views (indexing and transposing copy); the h
 the same way, and a view's numbers are copied again after an in-place op on its base.  Under
 ``no_grad``, an in-place op on such a copy does not reach its base.
 
-A view keeps the steps that make it from its base (``_view_steps``); a base keeps its live views,
-weakly (``_views``).
+A view keeps the steps that make it from its base (``_view_steps``: its last step and the steps before
+it, a linked list, so a long chain of views costs one link each); a base keeps its live views, weakly
+(``_views``).
 """
 from __future__ import annotations
 
@@ -47,10 +48,19 @@ def record(view: Any, source: Any, fn: Any, attributes: dict[str, Any]) -> None:
     view._version_counter = source._version_counter
     base = source._base if source._base is not None else source
     view._base = base
-    view._view_steps = (source._view_steps or ()) + ((fn, attributes),)
+    view._view_steps = (fn, attributes, source._view_steps)
     if base._views is None:
         base._views = weakref.WeakValueDictionary()  # keyed by id: a Tensor's == is elementwise
     base._views[id(view)] = view
+
+
+def steps_of(view: Any) -> list[Step]:
+    """The steps that make ``view`` from its base, first step first."""
+    steps, link = [], view._view_steps
+    while link is not None:
+        fn, attributes, link = link
+        steps.append((fn, attributes))
+    return steps[::-1]
 
 
 def aliased(t: Any) -> bool:
@@ -77,15 +87,15 @@ def _index_in_base(view: Any) -> Any:
     """Where ``view``'s elements are in its base, as an index for ``base[index] = …``: the view's own
     index when it was made by one indexing, else integer arrays found by making the same view of
     the base's element numbers."""
-    steps = view._view_steps
-    if len(steps) == 1 and steps[0][0] in INDEXING:
-        return steps[0][1]["index"]
+    fn, attributes, before = view._view_steps
+    if before is None and fn in INDEXING:
+        return attributes["index"]
     base = view._base
     be = base._backend
     shape = be.shape(base.data)
     where = base._wrap(be.reshape(be.arange(math.prod(shape)), shape), "int64", None)
     with grad_mode.no_grad():
-        for fn, attributes in steps:
+        for fn, attributes in steps_of(view):
             where = fn.apply(where, **attributes)
     positions = np.asarray(be.to_host(where.data))
     if np.unique(positions).size != positions.size:
@@ -104,12 +114,18 @@ def _needs_history(base: Any, others: tuple[Any, ...]) -> bool:
 def _derive_views_again(base: Any) -> None:
     """Make each live view of ``base`` again from the base as it is now: a history that starts from the
     base's new one (when that was recorded) and, where the backend's view is a copy (CUDA indexing and
-    transposing), the base's new numbers."""
+    transposing), the base's new numbers.  Views of views share their first steps: each step is made once."""
     be = base._backend
+    made: dict[int, Any] = {}  # id of a steps link -> the base's new view made by those steps
     for view in list(base._views.values()) if base._views else ():
-        derived = base
-        for fn, attributes in view._view_steps:
-            derived = fn.apply(derived, **attributes)
+        pending, link = [], view._view_steps
+        while link is not None and id(link) not in made:
+            pending.append(link)
+            link = link[2]
+        derived = base if link is None else made[id(link)]
+        for link in reversed(pending):
+            fn, attributes, _ = link
+            derived = made[id(link)] = fn.apply(derived, **attributes)
         if derived.grad_fn is not None:
             view._rebase(derived.grad_fn)
         if not be.shares_memory(view.data, base.data):
