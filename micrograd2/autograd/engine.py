@@ -101,12 +101,14 @@ def _walk(starts: list[tuple[Node, Any]], retain_graph: bool, captures: dict[Nod
     deps = count_dependencies(node for node, _ in starts)
     buffer: dict[Node, Any] = {}  # gradients waiting: for more edges to deliver, or in ``ready``
     node: Any
-    for node, g in starts:  # a seed is a gradient too: rounded to its root's dtype
+    for node, g in starts:  # a seed is a gradient too: rounded to its root's dtype (and so is a sum of two)
+        if node._dtype != FLOAT64:
+            g = _round(g, node._dtype)
         if node in buffer:
             earlier = buffer[node]
             g = _typed_like(earlier, earlier + g)
-        if node._dtype != FLOAT64:
-            g = _round(g, node._dtype)
+            if node._dtype != FLOAT64:
+                g = _round(g, node._dtype)
         buffer[node] = g
     ready: list[tuple[float, Any]] = [(-node._seq, node) for node in buffer if deps[node] == 0]
     heapq.heapify(ready)
