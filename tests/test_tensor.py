@@ -522,3 +522,14 @@ def test_zero_dimensional_tensors_used_twice_keep_array_gradients(dtype) -> None
     (y * y + y).backward()
     assert type(x.grad.data) is np.ndarray and x.grad.shape == ()
     assert abs(x.grad.item() - (36 * 1.5**3 + 6 * 1.5)) < 1e-3
+
+
+def test_shapes_that_do_not_broadcast_give_pytorchs_error_with_a_hint() -> None:
+    with pytest.raises(RuntimeError, match=r"(?s)size of tensor a \(3\) must match the size of tensor b \(2\) "
+                                           r"at non-singleton dimension 1.*What to do"):
+        mg.tensor([[1.0, 2.0, 3.0]]) + mg.tensor([[1.0, 2.0]])
+
+
+def test_an_index_out_of_range_names_the_dimension_as_pytorch() -> None:
+    with pytest.raises(IndexError, match=r"(?s)index 5 is out of bounds for dimension 0 with size 2.*What to do"):
+        mg.tensor([1.0, 2.0])[5]

@@ -143,7 +143,24 @@ def _elementwise(ctx: Any, op: str, a: Any, b: Any) -> Any:
     be = _array_types.get(type(a)) or _array_types[type(b)]
     if ctx._next[0] is not None or ctx._next[1] is not None:  # an input needs a gradient
         ctx.shapes = (_shape_of(a), _shape_of(b))
-    return be.binary(op, a, b)
+    try:
+        return be.binary(op, a, b)
+    except ValueError:
+        raise _shapes_differ(_shape_of(a) or (), _shape_of(b) or ()) from None
+
+
+def _shapes_differ(a: tuple[int, ...], b: tuple[int, ...]) -> RuntimeError:
+    """PyTorch's error for two shapes that don't broadcast, naming the first dimension (from the right)."""
+    n = max(len(a), len(b))
+    for i in range(1, n + 1):
+        x, y = (a[-i] if i <= len(a) else 1), (b[-i] if i <= len(b) else 1)
+        if x != y and 1 not in (x, y):
+            break
+    return RuntimeError(
+        f"The size of tensor a ({x}) must match the size of tensor b ({y}) at non-singleton dimension {n - i}\n"
+        f"What to do: shapes {a} and {b} don't broadcast (compared from the right, sizes must be equal or 1); "
+        "reshape or unsqueeze one of them."
+    )
 
 
 def _shape_of(x: Any) -> tuple[int, ...] | None:
@@ -765,7 +782,13 @@ class Index(TensorFunction):
     def forward(ctx, x, index):
         be = backend(x)
         ctx.shape, ctx.index, ctx.dtype = be.shape(x), index, be.dtype(x)
-        return be.getitem(x, index)
+        try:
+            return be.getitem(x, index)
+        except IndexError as error:  # NumPy's words for an axis are PyTorch's for a dimension
+            raise IndexError(
+                f"{str(error).replace('axis', 'dimension')}\n"
+                f"What to do: the Tensor's shape is {tuple(ctx.shape)}; an index runs from -size to size - 1."
+            ) from None
 
     @staticmethod
     def backward(ctx, grad):
