@@ -124,10 +124,10 @@ def chain_times(runners: dict[str, Callable[[], tuple[float, float]]],
     return times
 
 
-def paired_ratios(theirs: list[tuple[float, float]], ours: list[tuple[float, float]]) -> str:
-    """Their fwd+bwd time over ours, round by round: the median and the middle half of the ratios.
-    (The machine's speed drifts; a round's two runs are seconds apart, so their ratio drifts less.)"""
-    ratios = sorted(sum(t) / sum(o) for t, o in zip(theirs, ours))
+def paired_ratios(theirs: list[float], ours: list[float]) -> str:
+    """Their time over ours, round by round: the median and the middle half of the ratios.
+    (The machine's speed drifts; a round's runs are seconds apart, so their ratio drifts less.)"""
+    ratios = sorted(t / o for t, o in zip(theirs, ours))
     quarter = len(ratios) // 4
     low, high = ratios[quarter], ratios[-1 - quarter]
     return f"rounds: median {statistics.median(ratios):.2f}x, middle half {low:.2f}-{high:.2f}x"
@@ -190,7 +190,7 @@ def main() -> None:
             f, b = c[other]
             rows.append((f"  vs {other} (fwd+bwd)", f"{(f + b) / n * 1e6:.2f} us/op",
                          f"{(f + b) / sum(ours):.2f}x slower than micrograd2 "
-                         f"({paired_ratios(rounds[other], rounds['micrograd2'])})"))
+                         f"({paired_ratios(*([f + b for f, b in rounds[k]] for k in (other, 'micrograd2')))})"))
     for chain_name, (ours_b, theirs_b) in memory.items():
         rows.append((f"bytes per node, {mem_n:,}-node {chain_name} chain", f"{ours_b:.0f} B",
                      f"micrograd {theirs_b:.0f} B ({theirs_b / ours_b:.1f}x)"))

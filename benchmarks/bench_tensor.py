@@ -29,6 +29,8 @@ import sys
 import time
 from typing import Any, Callable
 
+from bench_scalar import paired_ratios  # (this script's own folder is on sys.path)
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LAYERS = (784, 512, 512, 10)
 BATCH = 512
@@ -82,15 +84,6 @@ def rounds(fns: dict[str, Callable[[], Any]], reps: int, warmup: int = 2) -> dic
             if i >= warmup:
                 times[name].append(elapsed)
     return times
-
-
-def paired_ratios(theirs: list[float], ours: list[float]) -> str:
-    """Their time over ours, round by round: the median and the middle half of the ratios.
-    (The machine's speed drifts; a round's two runs are milliseconds apart, so their ratio drifts less.)"""
-    ratios = sorted(t / o for t, o in zip(theirs, ours))
-    quarter = len(ratios) // 4
-    low, high = ratios[quarter], ratios[-1 - quarter]
-    return f"rounds: median {statistics.median(ratios):.2f}x, middle half {low:.2f}-{high:.2f}x"
 
 
 def per_call(fn: Callable[[], Any], n: int, rounds: int = 7) -> float:

@@ -861,13 +861,18 @@ class SetItem(TensorFunction):
         return mask_mul(grad, ctx.keep), grad_value, None
 
 
+def element_numbers(be: Any, shape: tuple[int, ...]) -> Any:
+    """An int64 array of ``shape`` holding each element's position (0, 1, 2… in C order): index it, or
+    view it, to find which elements of an array of that shape an index or a view reaches."""
+    return be.reshape(be.arange(math.prod(shape)), shape)
+
+
 def _last_writes(be: Any, shape: tuple[int, ...], index: Any) -> Any:
     """For ``x[index] = v`` when ``index`` gives some position twice: a mask over the written region,
     true where a write is the last one to its position.  None when no position repeats."""
     if is_basic_index(index):
         return None
-    numbers = be.reshape(be.arange(math.prod(shape)), shape)  # each element's position
-    positions = np.asarray(be.to_host(be.getitem(numbers, index)))
+    positions = np.asarray(be.to_host(be.getitem(element_numbers(be, shape), index)))
     flat = positions.ravel()
     if np.unique(flat).size == flat.size:
         return None

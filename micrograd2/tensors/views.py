@@ -22,7 +22,6 @@ it, a linked list, so a long chain of views costs one link each); a base keeps i
 """
 from __future__ import annotations
 
-import math
 import weakref
 from typing import Any
 
@@ -93,7 +92,7 @@ def _index_in_base(view: Any) -> Any:
     base = view._base
     be = base._backend
     shape = be.shape(base.data)
-    where = base._wrap(be.reshape(be.arange(math.prod(shape)), shape), "int64", None)
+    where = base._wrap(ops.element_numbers(be, shape), "int64", None)
     with grad_mode.no_grad():
         for fn, attributes in steps_of(view):
             where = fn.apply(where, **attributes)
