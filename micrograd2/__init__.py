@@ -14,7 +14,7 @@ from typing import Any
 from . import autograd
 from .autograd import Function, enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .autograd.anomaly import detect_anomaly, set_detect_anomaly
-from .value import Value, dot, sum
+from .scalar import Value, dot, sum
 
 __version__ = "0.1.0"
 

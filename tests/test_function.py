@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 import micrograd2 as mg
-from micrograd2 import scalar_ops
+from micrograd2.scalar import ops as scalar_ops
 
 
 class SquareAndDouble(mg.Function):
@@ -119,7 +119,7 @@ def test_apply_without_any_value_is_a_type_error() -> None:
 
 
 def test_builtin_ops_are_functions_written_the_same_way() -> None:
-    from micrograd2 import scalar_ops
+    from micrograd2.scalar import ops as scalar_ops
 
     for op in (scalar_ops.Mul, scalar_ops.Exp, scalar_ops.Dot):
         assert issubclass(op, mg.Function)

@@ -14,7 +14,7 @@ from typing import Any, Sequence
 
 from ..amp import autocast_float32
 from ..autograd import function
-from ..value import Value, sum
+from ..scalar import Value, sum
 
 __all__ = ["binary_cross_entropy", "cross_entropy", "hinge_loss", "log_softmax", "mse_loss"]
 

@@ -10,7 +10,7 @@ import random
 from typing import Any, Iterator, Sequence
 
 from ..optim import zero_grad
-from ..value import Value, dot
+from ..scalar import Value, dot
 
 ACTIVATIONS = ("relu", "tanh", "sigmoid", "linear")
 _NAMES = {"relu": "ReLU", "tanh": "Tanh", "sigmoid": "Sigmoid", "linear": "Linear"}  # micrograd's repr

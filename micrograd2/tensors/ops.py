@@ -1,6 +1,6 @@
 """The Tensor engine's ops, each a ``Function`` with ``forward`` and ``backward`` on backend arrays.
 
-The same pattern as the scalar engine (``scalar_ops.py``): ``forward`` receives
+The same pattern as the scalar engine (``scalar/ops.py``): ``forward`` receives
 the inputs' arrays and computes with the array backend (``backends/base.py``:
 NumPy on ``"cpu"``, pycuda on ``"cuda"`` — never NumPy directly, so every op
 runs on either); ``backward`` receives the output's gradient and returns one

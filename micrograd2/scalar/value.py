@@ -11,10 +11,10 @@ import builtins
 import numbers
 from typing import Any, Iterable, Sequence
 
-from . import dtypes
-from . import scalar_ops as ops
-from .autograd import Variable, engine
-from .autograd.node import VersionCounter
+from .. import dtypes
+from . import ops
+from ..autograd import Variable, engine
+from ..autograd.node import VersionCounter
 
 F64 = dtypes.FLOAT64
 

@@ -11,8 +11,8 @@ import math
 import operator
 from typing import Any
 
-from . import ieee
-from .autograd import Function, Variable
+from .. import ieee
+from ..autograd import Function, Variable
 
 
 # -- helpers that work on floats and on Values alike (Values while create_graph records) ------
