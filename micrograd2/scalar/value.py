@@ -12,9 +12,9 @@ import numbers
 from typing import Any, Iterable, Sequence
 
 from .. import dtypes
-from . import ops
 from ..autograd import Variable, engine
 from ..autograd.node import VersionCounter
+from . import ops
 
 F64 = dtypes.FLOAT64
 
