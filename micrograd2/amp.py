@@ -6,8 +6,16 @@ op consults while the block is active (and nothing at all otherwise):
 * ops whose Function says ``autocast = "lowp"`` (``mg.dot``, so every Neuron; ``@``
   and ``Linear`` for Tensors) cast their floating inputs to the low-precision dtype;
 * ops with ``autocast = "fp32"`` (``exp``, ``log``, ``**``, ``mg.sum``…), number / Value,
-  and every loss of ``mg.nn.functional`` cast them to float32;
-* all other ops follow promotion.
+  and every loss of ``mg.nn.functional`` (``binary_cross_entropy_with_logits`` among them)
+  cast them to float32;
+* ``binary_cross_entropy`` is refused (``refuse_under_autocast``): PyTorch's autocast
+  raises "unsafe to autocast" for it and points to the with-logits form;
+* all other ops run in their inputs' dtype (promotion), so an elementwise op after
+  a float16 product runs in float16 too.
+
+These are PyTorch's CUDA lists, in short; CPU autocast has other lists (in
+torch 2.13 ``exp``, ``log``, ``sum`` and ``softmax`` keep their input's dtype on
+the CPU, and ``binary_cross_entropy`` is allowed there).
 
 A cast is a ``v.to(dtype)``, so the graph shows ``ToCopyBackward0`` nodes as
 PyTorch's does (PYTORCH_TRUTH D8); an input already of the target dtype, and a
@@ -31,7 +39,8 @@ from . import dtypes
 from .autograd import Variable, function
 from .optim import grad_dtype, grad_is_finite, scale_grad_
 
-__all__ = ["GradScaler", "autocast", "autocast_float32", "get_autocast_dtype", "is_autocast_enabled"]
+__all__ = ["GradScaler", "autocast", "autocast_float32", "get_autocast_dtype", "is_autocast_enabled",
+           "refuse_under_autocast"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 LOW_PRECISION = (dtypes.FLOAT16, dtypes.BFLOAT16)
@@ -160,6 +169,20 @@ def _cast_nested(policy: Any, x: Any) -> Any:
     if isinstance(x, (list, tuple)):
         return type(x)(policy.cast(x, dtypes.FLOAT32)) if any(_needs_cast(v, dtypes.FLOAT32) for v in x) else x
     return x
+
+
+def refuse_under_autocast(name: str, what_to_do: str) -> None:
+    """Raise PyTorch's "unsafe to autocast" ``RuntimeError`` if an autocast block is active.
+
+    For the ops PyTorch's autocast bans (``binary_cross_entropy``): whatever its
+    inputs' dtypes, such an op refuses to run under autocast.
+    """
+    if function.autocast_policy is None:
+        return
+    raise RuntimeError(
+        f"mg.nn.functional.{name} is unsafe to autocast "
+        f"(as torch.nn.functional.{name} is under PyTorch's autocast).\nWhat to do: {what_to_do}"
+    )
 
 
 # -- GradScaler ----------------------------------------------------------------------------------

@@ -15,7 +15,13 @@ import micrograd2 as mg
 from micrograd2.amp import GradScaler, autocast, get_autocast_dtype, is_autocast_enabled
 from micrograd2.autograd import function
 from micrograd2.nn import Neuron
-from micrograd2.nn.functional import binary_cross_entropy, cross_entropy, hinge_loss, mse_loss
+from micrograd2.nn.functional import (
+    binary_cross_entropy,
+    binary_cross_entropy_with_logits,
+    cross_entropy,
+    hinge_loss,
+    mse_loss,
+)
 from micrograd2.nn.utils import clip_grad_norm_
 from micrograd2.optim import SGD
 
@@ -93,16 +99,29 @@ def test_other_ops_follow_promotion(op) -> None:
         assert (h / 2.0).dtype == "float16"  # Value / number: not the float32 list
 
 
-def test_every_loss_runs_in_float32_under_autocast() -> None:
+def test_every_loss_but_binary_cross_entropy_runs_in_float32_under_autocast() -> None:
     ps = [mg.Value(0.25, dtype="float16", requires_grad=True), mg.Value(0.75, dtype="float16", requires_grad=True)]
     with autocast("float16"):
         assert mse_loss(ps, [0.0, 1.0]).dtype == "float32"
         assert hinge_loss(ps, [1.0, -1.0]).dtype == "float32"
-        assert binary_cross_entropy(ps, [0.0, 1.0]).dtype == "float32"
+        bce = binary_cross_entropy_with_logits(ps, [0.0, 1.0])
+        assert bce.dtype == "float32"
         loss = cross_entropy([ps], [1])
     assert loss.dtype == "float32"
     loss.backward()
     assert all(p.grad is not None for p in ps)
+
+
+def test_binary_cross_entropy_is_unsafe_to_autocast_as_in_pytorch() -> None:
+    """PyTorch's (CUDA) autocast bans binary_cross_entropy whatever the inputs' dtypes, and points to the
+    with-logits form; switched off inside (enabled=False), it runs."""
+    p = mg.Value(0.25, dtype="float32", requires_grad=True)
+    with autocast("bfloat16"), pytest.raises(RuntimeError, match="binary_cross_entropy is unsafe to autocast") as e:
+        binary_cross_entropy(p, 1.0)
+    assert "binary_cross_entropy_with_logits" in str(e.value) and "What to do:" in str(e.value)
+    with autocast("float16"), autocast(enabled=False):
+        assert binary_cross_entropy(p, 1.0).dtype == "float32"
+    assert binary_cross_entropy(p, 1.0).data == pytest.approx(-math.log(0.25))
 
 
 def test_losses_outside_autocast_keep_the_inputs_dtype() -> None:
@@ -443,6 +462,27 @@ def test_a_second_unscale_before_update_raises_pytorchs_error() -> None:
     opt.zero_grad()
     s.scale(p * 1.0).backward()
     s.unscale_(opt)  # fine again after update()
+
+
+def test_unscale_after_step_and_a_second_step_raise_pytorchs_errors() -> None:
+    """The same sequence in torch raises the same first lines (ours add a "What to do" line)."""
+    torch = pytest.importorskip("torch")
+    tp = torch.nn.Parameter(torch.tensor([1.0]))
+    topt, ts = torch.optim.SGD([tp], lr=0.1), torch.amp.GradScaler("cpu")
+    ts.scale((tp * 1.0).sum()).backward()
+    ts.step(topt)
+    p = mg.Value(1.0, requires_grad=True)
+    opt, s = SGD([p], lr=0.1), GradScaler()
+    s.scale(p * 1.0).backward()
+    s.step(opt)
+    for ours, theirs in [(lambda: s.unscale_(opt), lambda: ts.unscale_(topt)),
+                         (lambda: s.step(opt), lambda: ts.step(topt))]:
+        with pytest.raises(RuntimeError) as mine:
+            ours()
+        with pytest.raises(RuntimeError) as torchs:
+            theirs()
+        assert str(mine.value).splitlines()[0] == str(torchs.value)
+        assert str(mine.value).splitlines()[1].startswith("What to do:")
 
 
 def test_update_without_a_step_and_step_without_scale_are_assertion_errors() -> None:

@@ -11,7 +11,14 @@ import pytest
 
 import micrograd2 as mg
 from micrograd2.nn import MLP, Layer, Module, Neuron
-from micrograd2.nn.functional import binary_cross_entropy, cross_entropy, hinge_loss, log_softmax, mse_loss
+from micrograd2.nn.functional import (
+    binary_cross_entropy,
+    binary_cross_entropy_with_logits,
+    cross_entropy,
+    hinge_loss,
+    log_softmax,
+    mse_loss,
+)
 
 
 # -- modules ------------------------------------------------------------------------------------------
@@ -173,6 +180,45 @@ def test_binary_cross_entropy_matches_torch_including_the_clamp_at_minus_100() -
     assert torch.nn.functional.binary_cross_entropy(torch.tensor([0.0]), torch.tensor([1.0])).item() == 100.0
 
 
+EXTREME_LOGITS = [-1e4, -100.0, -30.0, -2.0, 0.0, 0.5, 30.0, 100.0, 1e4]
+LOGIT_TARGETS = [1.0, 0.0, 1.0, 0.25, 0.5, 1.0, 0.0, 1.0, 0.0]
+
+
+def test_binary_cross_entropy_with_logits_matches_torch_for_extreme_logits() -> None:
+    """Stable for any finite logit: e^±1e4 would overflow, log(σ(−100)) would be log(0) in float32."""
+    torch = pytest.importorskip("torch")
+    xs = _values(EXTREME_LOGITS)
+    ys = _values(LOGIT_TARGETS)
+    loss = binary_cross_entropy_with_logits(xs, ys)
+    tx = torch.tensor(EXTREME_LOGITS, dtype=torch.float64, requires_grad=True)
+    ty = torch.tensor(LOGIT_TARGETS, dtype=torch.float64, requires_grad=True)
+    tl = torch.nn.functional.binary_cross_entropy_with_logits(tx, ty)
+    loss.backward()
+    tl.backward()
+    assert math.isfinite(loss.data) and loss.data == pytest.approx(tl.item(), rel=1e-14)
+    assert [x.grad for x in xs] == pytest.approx(tx.grad.tolist(), rel=1e-12, abs=1e-15)
+    assert [y.grad for y in ys] == pytest.approx(ty.grad.tolist(), rel=1e-14)
+
+
+def test_binary_cross_entropy_with_logits_in_float32_matches_torch() -> None:
+    torch = pytest.importorskip("torch")
+    xs = [mg.Value(x, dtype="float32", requires_grad=True) for x in EXTREME_LOGITS]
+    loss = binary_cross_entropy_with_logits(xs, LOGIT_TARGETS)
+    tx = torch.tensor(EXTREME_LOGITS, requires_grad=True)
+    tl = torch.nn.functional.binary_cross_entropy_with_logits(tx, torch.tensor(LOGIT_TARGETS))
+    loss.backward()
+    tl.backward()
+    assert loss.dtype == "float32" and loss.data == pytest.approx(tl.item(), rel=1e-6)
+    assert [x.grad for x in xs] == pytest.approx(tx.grad.tolist(), rel=1e-6, abs=1e-7)
+
+
+def test_binary_cross_entropy_with_logits_is_bce_of_the_sigmoid() -> None:
+    xs = _values([-1.5, 0.25, 2.0])
+    direct = binary_cross_entropy([x.sigmoid() for x in xs], [0.0, 1.0, 1.0])
+    assert binary_cross_entropy_with_logits(xs, [0.0, 1.0, 1.0]).data == pytest.approx(direct.data, rel=1e-14)
+    assert binary_cross_entropy_with_logits(mg.Value(-200.0), 1.0).data == 200.0  # bce would clamp at 100
+
+
 def test_hinge_loss_is_micrograds_max_margin_loss() -> None:
     scores = _values([2.0, 0.5, -0.25])
     loss = hinge_loss(scores, [1.0, -1.0, 1.0])
@@ -204,7 +250,7 @@ def test_cross_entropy_is_stable_for_large_logits() -> None:
     assert loss.data == 0.0 and math.isfinite(loss.data)
 
 
-@pytest.mark.parametrize("loss", [mse_loss, hinge_loss, binary_cross_entropy])
+@pytest.mark.parametrize("loss", [mse_loss, hinge_loss, binary_cross_entropy, binary_cross_entropy_with_logits])
 def test_losses_refuse_sequences_of_different_lengths(loss) -> None:
     with pytest.raises(ValueError, match="same length"):
         loss(_values([0.5, 0.5]), [1.0])
@@ -223,8 +269,8 @@ def test_single_values_are_accepted() -> None:
     assert mse_loss(mg.Value(3.0), 1.0).data == 4.0
 
 
-@pytest.mark.parametrize("name", ["mse_loss", "hinge_loss", "binary_cross_entropy", "cross_entropy",
-                                  "log_softmax"])
+@pytest.mark.parametrize("name", ["mse_loss", "hinge_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
+                                  "cross_entropy", "log_softmax"])
 def test_tensors_are_handed_to_the_tensor_engines_function_of_the_same_name(monkeypatch, name) -> None:
     import micrograd2.nn.functional as F
 

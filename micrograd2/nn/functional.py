@@ -1,22 +1,27 @@
-"""Losses: ``mse_loss``, ``hinge_loss``, ``binary_cross_entropy``, ``cross_entropy`` (and ``log_softmax``).
+"""Losses: ``mse_loss``, ``hinge_loss``, ``binary_cross_entropy``, ``binary_cross_entropy_with_logits``,
+``cross_entropy`` (and ``log_softmax``).
 
 On Values each takes two Values or two equal-length sequences and returns the
 mean as one Value, built from the scalar engine's ops (so a trace shows every
 step).  Given Tensors, each hands over to ``micrograd2.tensors.functional``'s
-function of the same name.  Under ``mg.autocast`` every loss runs in float32:
-its inputs are cast first, as PyTorch's autocast does for its losses.
+function of the same name.  Under ``mg.autocast`` every loss runs in float32
+(its inputs are cast first, as PyTorch's autocast does for its losses), except
+``binary_cross_entropy``, which raises there as PyTorch's does: use the
+with-logits form.
 """
 from __future__ import annotations
 
 import importlib
+import math
 import sys
 from typing import Any, Sequence
 
-from ..amp import autocast_float32
+from ..amp import autocast_float32, refuse_under_autocast
 from ..autograd import function
 from ..scalar import Value, sum
 
-__all__ = ["binary_cross_entropy", "cross_entropy", "hinge_loss", "log_softmax", "mse_loss"]
+__all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy", "hinge_loss",
+           "log_softmax", "mse_loss"]
 
 
 def _tensor_version(name: str, x: Any) -> Any:
@@ -70,20 +75,50 @@ def binary_cross_entropy(prob: Any, target: Any) -> Any:
     """Mean of −[y·log p + (1 − y)·log(1 − p)] for probabilities p in [0, 1].
 
     As PyTorch, each log is clamped to be ≥ −100, so p = 0 or 1 gives a finite loss.
+    Under autocast it raises ``RuntimeError`` ("unsafe to autocast"), as PyTorch's does.
     """
     tensor_fn = _tensor_version("binary_cross_entropy", prob)
     if tensor_fn is not None:
         return tensor_fn(prob, target)
-    prob, target = _float32(prob, target)
+    refuse_under_autocast("binary_cross_entropy", UNSAFE_BCE_WHAT_TO_DO)
     ps, ts = _pairs(prob, target, "binary_cross_entropy")
     terms = (-(t * _clamped_log(p) + (1 - t) * _clamped_log(1 - p)) for p, t in zip(ps, ts))
     return sum(terms) / len(ps)
+
+
+UNSAFE_BCE_WHAT_TO_DO = (
+    "drop the sigmoid before the loss and call binary_cross_entropy_with_logits(logits, target), "
+    "which is safe to autocast; or compute this loss outside the autocast block."
+)
 
 
 def _clamped_log(p: Any) -> Any:
     """max(log p, −100): past the clamp the term is a constant (no gradient)."""
     out = p.log() if isinstance(p, Value) else Value(p).log()
     return out if out.data >= -100.0 else Value(-100.0, dtype=out.dtype)
+
+
+def binary_cross_entropy_with_logits(logits: Any, target: Any) -> Any:
+    """``binary_cross_entropy(sigmoid(x), y)`` from the logits x, computed stably as PyTorch's.
+
+    Each term is −[y·log σ(x) + (1 − y)·log(1 − σ(x))] = (1 − y)·x + log(1 + e⁻ˣ), written
+    (1 − y)·x + m + log(e⁻ᵐ + e⁻ˣ⁻ᵐ) with the constant m = max(−x, 0): no exponential
+    overflows and no log sees 0, for any finite logit.  Its gradient is (σ(x) − y) / n.
+    On autocast's float32 list (safe to autocast, unlike ``binary_cross_entropy``).
+    """
+    tensor_fn = _tensor_version("binary_cross_entropy_with_logits", logits)
+    if tensor_fn is not None:
+        return tensor_fn(logits, target)
+    logits, target = _float32(logits, target)
+    xs, ts = _pairs(logits, target, "binary_cross_entropy_with_logits")
+    return sum(_logit_term(x, t) for x, t in zip(xs, ts)) / len(xs)
+
+
+def _logit_term(x: Any, t: Any) -> Any:
+    """(1 − t)·x + m + log(e⁻ᵐ + e⁻ˣ⁻ᵐ), m = max(−x, 0) taken as a constant (its gradient is 0 a.e.)."""
+    x = x if isinstance(x, Value) else Value(x)
+    m = max(-x.data, 0.0)
+    return (1 - t) * x + m + ((-x - m).exp() + math.exp(-m)).log()
 
 
 def log_softmax(logits: Any, dim: int = -1) -> Any:

@@ -1,7 +1,7 @@
 """Losses and layers as functions of Tensors (``mg.nn.functional`` hands Tensors over to these).
 
-``mse_loss``, ``hinge_loss``, ``binary_cross_entropy``, ``log_softmax``,
-``cross_entropy``, ``nll_loss`` and ``linear``, with PyTorch's graphs:
+``mse_loss``, ``hinge_loss``, ``binary_cross_entropy``, ``binary_cross_entropy_with_logits``,
+``log_softmax``, ``cross_entropy``, ``nll_loss`` and ``linear``, with PyTorch's graphs:
 ``cross_entropy`` is ``nll_loss(log_softmax(logits, 1), targets)``
 (``NllLossBackward0`` → ``LogSoftmaxBackward0``), ``linear`` on a batch is one
 ``AddmmBackward0`` fed by the weight's ``TBackward0``.  Each loss returns the
@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..amp import refuse_under_autocast
 from ..autograd import function
 from . import ops
 from .tensor import INTEGERS, Tensor, tensor
 
-__all__ = ["binary_cross_entropy", "cross_entropy", "hinge_loss", "linear", "log_softmax", "mse_loss",
-           "nll_loss"]
+__all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy", "hinge_loss", "linear",
+           "log_softmax", "mse_loss", "nll_loss"]
 
 
 def _like(x: Any, ref: Tensor) -> Any:
@@ -46,8 +47,31 @@ def hinge_loss(scores: Tensor, labels: Any) -> Tensor:
 
 
 def binary_cross_entropy(prob: Tensor, target: Any) -> Tensor:
-    """−mean[y·log p + (1 − y)·log(1 − p)], logs clamped at −100 (``BinaryCrossEntropyBackward0``)."""
+    """−mean[y·log p + (1 − y)·log(1 − p)], logs clamped at −100 (``BinaryCrossEntropyBackward0``).
+
+    Under autocast it raises ``RuntimeError`` ("unsafe to autocast"), as PyTorch's does.
+    """
+    refuse_under_autocast("binary_cross_entropy", UNSAFE_BCE_WHAT_TO_DO)
     return ops.BinaryCrossEntropy.apply(prob, _like(target, prob))  # type: ignore[no-any-return]
+
+
+UNSAFE_BCE_WHAT_TO_DO = (
+    "drop the sigmoid before the loss and call binary_cross_entropy_with_logits(logits, target), "
+    "which is safe to autocast; or compute this loss outside the autocast block."
+)
+
+
+def binary_cross_entropy_with_logits(logits: Tensor, target: Any) -> Tensor:
+    """``binary_cross_entropy(sigmoid(logits), target)`` in one stable node
+    (``BinaryCrossEntropyWithLogitsBackward0``), on autocast's float32 list.  ``target`` has
+    ``logits``' shape, as PyTorch requires."""
+    y = _like(target, logits)
+    if y.shape != logits.shape:
+        raise ValueError(
+            f"Target size ({y.shape}) must be the same as input size ({logits.shape})\n"
+            "What to do: pass one target per logit, with the logits' shape."
+        )
+    return ops.BinaryCrossEntropyWithLogits.apply(logits, y)  # type: ignore[no-any-return]
 
 
 def log_softmax(logits: Tensor, dim: int = -1) -> Tensor:

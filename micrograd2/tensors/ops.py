@@ -1155,6 +1155,37 @@ class BinaryCrossEntropy(TensorFunction):
         return grad_p, grad_y
 
 
+class BinaryCrossEntropyWithLogits(TensorFunction):
+    """−mean[y·log σ(x) + (1 − y)·log(1 − σ(x))] from logits x, stably: each term is
+    (1 − y)·x + m + log(e⁻ᵐ + e⁻ˣ⁻ᵐ) with m = max(−x, 0).  ∂/∂x = (σ(x) − y)/n, ∂/∂y = −x/n."""
+
+    node_name = "BinaryCrossEntropyWithLogitsBackward0"
+    autocast = "fp32"
+    ctx_slots = ("n",)
+
+    @staticmethod
+    def forward(ctx, x, y):
+        be = backend(x, y)
+        ctx.save_for_backward(x, y)
+        neg_x = be.unary("neg", x)
+        m = be.binary("maximum", neg_x, 0.0)
+        both = be.binary("add", be.unary("exp", be.unary("neg", m)), be.unary("exp", be.binary("sub", neg_x, m)))
+        terms = be.binary("add", be.binary("mul", be.binary("sub", 1.0, y), x),
+                          be.binary("add", m, be.unary("log", both)))
+        ctx.n = math.prod(be.shape(terms))
+        return be.binary("div", be.sum(terms), float(ctx.n))
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, y = ctx.saved_tensors
+        need_x, need_y = ctx.needs_input_grad
+        scale = div(grad, float(ctx.n))
+        sigmoid_x = x.sigmoid() if _is_t(x) else backend(x).unary("sigmoid", x)
+        grad_x = mul(sub(sigmoid_x, y), scale) if need_x else None
+        grad_y = mul(neg(x), scale) if need_y else None
+        return grad_x, grad_y
+
+
 # -- in place -----------------------------------------------------------------------------------
 class Zero(TensorFunction):
     """``zero_()`` on a non-leaf: the output is 0, so no gradient reaches the old value."""
