@@ -13,8 +13,11 @@ from typing import Any
 
 from ..amp import refuse_under_autocast
 from ..autograd import function
-from . import ops
-from .tensor import INTEGERS, Tensor, tensor
+from .creation import tensor
+from .linalg import Addmm
+from .losses import BinaryCrossEntropy, BinaryCrossEntropyWithLogits, MseLoss, NllLoss
+from .storage import INTEGERS
+from .tensor import Tensor
 
 __all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy", "hinge_loss", "linear",
            "log_softmax", "mse_loss", "nll_loss"]
@@ -37,7 +40,7 @@ def _float32(*inputs: Any) -> tuple[Any, ...]:
 
 def mse_loss(pred: Tensor, target: Any) -> Tensor:
     """mean((pred − target)²): one ``MseLossBackward0`` node."""
-    return ops.MseLoss.apply(pred, _like(target, pred))  # type: ignore[no-any-return]
+    return MseLoss.apply(pred, _like(target, pred))  # type: ignore[no-any-return]
 
 
 def hinge_loss(scores: Tensor, labels: Any) -> Tensor:
@@ -52,7 +55,7 @@ def binary_cross_entropy(prob: Tensor, target: Any) -> Tensor:
     Under autocast it raises ``RuntimeError`` ("unsafe to autocast"), as PyTorch's does.
     """
     refuse_under_autocast("binary_cross_entropy", UNSAFE_BCE_WHAT_TO_DO)
-    return ops.BinaryCrossEntropy.apply(prob, _like(target, prob))  # type: ignore[no-any-return]
+    return BinaryCrossEntropy.apply(prob, _like(target, prob))  # type: ignore[no-any-return]
 
 
 UNSAFE_BCE_WHAT_TO_DO = (
@@ -71,7 +74,7 @@ def binary_cross_entropy_with_logits(logits: Tensor, target: Any) -> Tensor:
             f"Target size ({y.shape}) must be the same as input size ({logits.shape})\n"
             "What to do: pass one target per logit, with the logits' shape."
         )
-    return ops.BinaryCrossEntropyWithLogits.apply(logits, y)  # type: ignore[no-any-return]
+    return BinaryCrossEntropyWithLogits.apply(logits, y)  # type: ignore[no-any-return]
 
 
 def log_softmax(logits: Tensor, dim: int = -1) -> Tensor:
@@ -87,7 +90,7 @@ def nll_loss(log_probs: Tensor, targets: Any) -> Tensor:
             "What to do: pass one row of class scores per sample."
         )
     index = _class_indices(targets, log_probs)
-    return ops.NllLoss.apply(log_probs, index)  # type: ignore[no-any-return]
+    return NllLoss.apply(log_probs, index)  # type: ignore[no-any-return]
 
 
 def cross_entropy(logits: Tensor, targets: Any) -> Tensor:
@@ -144,5 +147,5 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if bias is None:
         return x @ wt
     if x.ndim == 2:
-        return ops.Addmm.apply(bias, x, wt)  # type: ignore[no-any-return]
+        return Addmm.apply(bias, x, wt)  # type: ignore[no-any-return]
     return x @ wt + bias

@@ -20,7 +20,8 @@ from ..nn.linear import TensorMLP
 from ..nn.modules import MLP
 from ..training import Progress, Tally, TrainConfig, TrainResult, load_dataset, run_loop
 from . import functional as F
-from .tensor import Tensor, tensor
+from .creation import tensor
+from .tensor import Tensor
 
 __all__ = ["train"]
 

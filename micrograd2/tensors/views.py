@@ -29,18 +29,19 @@ import numpy as np
 
 from ..autograd import Variable, grad_mode
 from ..autograd.node import VersionCounter
-from . import ops
+from .indexing import Select, SetItem, Slice, UnsqueezeIndex, element_numbers
+from .shapes import View
 
-Step = tuple[Any, dict[str, Any]]  # a view Function and its attributes: ``(ops.Slice, {"index": …})``
+Step = tuple[Any, dict[str, Any]]  # a view Function and its attributes: ``(Slice, {"index": …})``
 
-INDEXING = (ops.Select, ops.Slice, ops.UnsqueezeIndex)  # the views that ``x[index] = …`` can write back
+INDEXING = (Select, Slice, UnsqueezeIndex)  # the views that ``x[index] = …`` can write back
 
 
 def record(view: Any, source: Any, fn: Any, attributes: dict[str, Any]) -> None:
     """``view`` was made from ``source`` by the view Function ``fn``: it shares the memory and the
     version counter of ``source``'s base, and remembers the steps that make it from that base.
     (A ``reshape`` that had to copy is no view, as in PyTorch.)"""
-    if fn is ops.View and not source._backend.shares_memory(view.data, source.data):
+    if fn is View and not source._backend.shares_memory(view.data, source.data):
         return
     if source._version_counter is None:
         source._version_counter = VersionCounter()
@@ -78,7 +79,7 @@ def in_place(t: Any, fn: Any, others: tuple[Any, ...]) -> Any:
         return Variable._in_place(t, fn, *others)
     index = _index_in_base(t)
     result = fn.apply(t._snapshot(), *others)  # the op on the view's old value, out of place
-    base._in_place(ops.SetItem, result, index)  # CopySlices into the base, which then re-derives t
+    base._in_place(SetItem, result, index)  # CopySlices into the base, which then re-derives t
     return t
 
 
@@ -92,7 +93,7 @@ def _index_in_base(view: Any) -> Any:
     base = view._base
     be = base._backend
     shape = be.shape(base.data)
-    where = base._wrap(ops.element_numbers(be, shape), "int64", None)
+    where = base._wrap(element_numbers(be, shape), "int64", None)
     with grad_mode.no_grad():
         for fn, attributes in steps_of(view):
             where = fn.apply(where, **attributes)

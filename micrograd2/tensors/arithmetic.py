@@ -1,0 +1,375 @@
+"""Arithmetic on Tensors: the ops behind ``+ - * / ** -x`` (broadcasting), comparisons, in-place updates.
+
+Each op is a ``Function`` (``Add`` → ``AddBackward0``…); below them, the operators
+``Tensor`` is given (``Tensor.__add__ = operator(Add)``) and the in-place
+methods (``add_``, ``mul_``…).  A Tensor turns the other operand into a Tensor,
+a number or a backend array first (``Tensor._operand``); an integer Tensor
+meeting a float becomes float32, as in PyTorch.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+from ..autograd import grad_mode
+from .compute import (
+    TensorFunction,
+    add,
+    backend,
+    binary,
+    broadcast_shape,
+    data_of,
+    div,
+    elementwise,
+    is_tensor,
+    log,
+    mul,
+    neg,
+    power,
+    shape_of,
+    sub,
+    sum_to,
+)
+from .storage import FLOATS
+
+Operator = Callable[[Any, Any], Any]
+
+
+class Add(TensorFunction):
+    """a + b.  Saves nothing but the shapes: ∂/∂a = ∂/∂b = 1, summed back over broadcast dims."""
+
+    node_name = "AddBackward0"
+    ctx_slots = ("shapes",)
+
+    @staticmethod
+    def forward(ctx, a, b):
+        return elementwise(ctx, "add", a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        sa, sb = ctx.shapes
+        return sum_to(grad, sa), sum_to(grad, sb)
+
+
+class Sub(TensorFunction):
+    """a − b.  ∂/∂a = 1, ∂/∂b = −1."""
+
+    node_name = "SubBackward0"
+    ctx_slots = ("shapes",)
+
+    @staticmethod
+    def forward(ctx, a, b):
+        return elementwise(ctx, "sub", a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        sa, sb = ctx.shapes
+        need_a, need_b = ctx.needs_input_grad
+        return (sum_to(grad, sa) if need_a else None), (sum_to(neg(grad), sb) if need_b else None)
+
+
+class Rsub(TensorFunction):
+    """c − x for a number c: one input.  ∂/∂x = −1."""
+
+    node_name = "RsubBackward1"
+
+    @staticmethod
+    def forward(ctx, x, c):
+        return binary("sub", c, x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return neg(grad)
+
+
+class Neg(TensorFunction):
+    """−x."""
+
+    node_name = "NegBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        return backend(x).unary("neg", x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return neg(grad)
+
+
+class Mul(TensorFunction):
+    """a · b.  Keeps a only if b needs a gradient, and b only if a does (as PyTorch)."""
+
+    node_name = "MulBackward0"
+    ctx_slots = ("shapes",)
+
+    @staticmethod
+    def forward(ctx, a, b):
+        edge_a, edge_b = ctx._next  # (cheaper than ctx.needs_input_grad on this hot path)
+        if edge_a is not None or edge_b is not None:
+            ctx.save_for_backward(a if edge_b is not None else None, b if edge_a is not None else None)
+        return elementwise(ctx, "mul", a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        sa, sb = ctx.shapes
+        grad_a = None if b is None else sum_to(mul(grad, b), sa)
+        grad_b = None if a is None else sum_to(mul(grad, a), sb)
+        return grad_a, grad_b
+
+
+class Div(TensorFunction):
+    """a / b (also number / Tensor: one node).  ∂/∂a = 1/b, ∂/∂b = −a/b²."""
+
+    node_name = "DivBackward0"
+    ctx_slots = ("shapes",)
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return elementwise(ctx, "div", a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        sa, sb = ctx.shapes
+        need_a, need_b = ctx.needs_input_grad
+        grad_a = sum_to(div(grad, b), sa) if need_a else None
+        grad_b = sum_to(neg(div(mul(grad, a), mul(b, b))), sb) if need_b else None
+        return grad_a, grad_b
+
+
+class Pow(TensorFunction):
+    """x ** p for a number p.  ∂/∂x = p·x^(p−1)."""
+
+    node_name = "PowBackward0"
+    autocast = "fp32"
+    ctx_slots = ("exponent",)
+
+    @staticmethod
+    def forward(ctx, x, exponent):
+        ctx.save_for_backward(x)
+        ctx.exponent = exponent
+        return binary("pow", x, exponent)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        p = ctx.exponent
+        if p == 0:
+            return mul(grad, 0.0)
+        return mul(grad, mul(power(x, p - 1), p))
+
+
+class PowTensor(TensorFunction):
+    """x ** y for two Tensors.  ∂/∂x = y·x^(y−1), ∂/∂y = x^y·log x (0 where x = 0 and y ≥ 0)."""
+
+    node_name = "PowBackward1"
+    autocast = "fp32"
+    ctx_slots = ("shapes",)
+
+    @staticmethod
+    def forward(ctx, x, y):
+        out = binary("pow", x, y)
+        ctx.save_for_backward(x, y, out)
+        ctx.shapes = (shape_of(x), shape_of(y))
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, y, out = ctx.saved_tensors
+        sx, sy = ctx.shapes
+        need_x, need_y = ctx.needs_input_grad
+        grad_x = sum_to(mul(grad, mul(y, power(x, sub(y, 1.0)))), sx) if need_x else None
+        grad_y = None
+        if need_y:
+            xd, yd = data_of(x), data_of(y)
+            be = backend(xd, yd)
+            # where x == 0 and y >= 0 the true derivative is 0, not 0·log 0 = nan: take log 1 there
+            at_zero = be.binary("mul", be.binary("eq", xd, 0.0), be.binary("eq", be.binary("gt", 0.0, yd), False))
+            zero = be.astype(at_zero, be.dtype(xd))
+            safe_x = add(mul(x, be.binary("sub", 1.0, zero)), zero)
+            grad_y = sum_to(mul(mul(grad, out), log(safe_x)), sy)
+        return grad_x, grad_y
+
+
+class RPow(TensorFunction):
+    """c ** x for a number c.  ∂/∂x = c^x · log c."""
+
+    node_name = "PowBackward2"
+    autocast = "fp32"
+    ctx_slots = ("base",)
+
+    @staticmethod
+    def forward(ctx, x, base):
+        out = binary("pow", base, x)
+        ctx.save_for_backward(out)
+        ctx.base = base
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return mul(grad, mul(out, math.log(ctx.base) if ctx.base > 0 else math.nan))
+
+
+
+
+class Zero(TensorFunction):
+    """``zero_()`` on a non-leaf: the output is 0, so no gradient reaches the old value."""
+
+    node_name = "ZeroBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        be = backend(x)
+        return be.full(be.shape(x), 0.0, be.dtype(x))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return mul(grad, 0.0)
+
+
+# -- the operators -------------------------------------------------------------------------------
+def same_kind(x: Any, other: Any) -> Any:
+    """``x`` as a Tensor ops may take next to ``other`` (an integer Tensor meeting a float: float32)."""
+    return x._float_for(other)
+
+
+def to_float(x: Any, other: Any) -> Any:
+    """``x`` as a float Tensor (division and powers of integers give floats)."""
+    return x._as_float()
+
+
+def operator(fn: type[TensorFunction], convert: Callable[[Any, Any], Any] = same_kind) -> Operator:
+    """``x (op) other`` recorded as ``fn``: ``Tensor.__add__ = operator(Add)``.  Two float Tensors on
+    one device take the Function's two-input path (the common case, at the cost of one call)."""
+    two_inputs = fn._apply2
+
+    def forward_operator(x: Any, other: Any) -> Any:
+        if type(other) is type(x) and other._backend is x._backend and x.dtype in FLOATS:
+            return two_inputs(x, other)
+        o = x._operand(other)
+        return NotImplemented if o is NotImplemented else fn.apply(convert(x, o), o)
+
+    forward_operator.__qualname__ = f"operator({fn.__name__})"
+    return forward_operator
+
+
+def reflected(fn: type[TensorFunction], convert: Callable[[Any, Any], Any] = same_kind) -> Operator:
+    """``other (op) x`` recorded as ``fn`` (``2 * x``, ``array + x``): ``Tensor.__rmul__ = reflected(Mul)``."""
+
+    def reflected_operator(x: Any, other: Any) -> Any:
+        o = x._operand(other)
+        return NotImplemented if o is NotImplemented else fn.apply(o, convert(x, o))
+
+    reflected_operator.__qualname__ = f"reflected({fn.__name__})"
+    return reflected_operator
+
+
+def rsub_operator(x: Any, other: Any) -> Any:
+    """``other − x``: ``SubBackward0`` for a Tensor or an array, ``RsubBackward1`` for a number."""
+    o = x._operand(other)
+    if o is NotImplemented:
+        return NotImplemented
+    if shape_of(data_of(o)) is not None:
+        return Sub.apply(o, x)
+    return Rsub.apply(x._float_for(o), c=o)
+
+
+def pow_operator(x: Any, other: Any) -> Any:
+    """``x ** other``: ``PowBackward0`` for a number exponent, ``PowBackward1`` for a Tensor or an array."""
+    o = x._operand(other)
+    if o is NotImplemented:
+        return NotImplemented
+    if is_tensor(other) or shape_of(data_of(o)) is not None:
+        return PowTensor.apply(x._as_float(), o)
+    return Pow.apply(x._float_for(o), exponent=o)
+
+
+def rpow_operator(x: Any, other: Any) -> Any:
+    """``other ** x``: ``PowBackward2`` for a number base, ``PowBackward1`` for a Tensor or an array."""
+    o = x._operand(other)
+    if o is NotImplemented:
+        return NotImplemented
+    if shape_of(data_of(o)) is not None:
+        return PowTensor.apply(o, x._as_float())
+    return RPow.apply(x._as_float(), base=float(o))
+
+
+def comparison(op: str, swap: bool = False) -> Operator:
+    """``x (op) other`` elementwise as a bool Tensor, no graph (as PyTorch); ``op`` is ``gt``, ``eq``, ``ne``
+    or ``ge``, and ``swap`` flips the sides (``x < y`` is ``y > x``)."""
+
+    def compare(x: Any, other: Any) -> Any:
+        o = x._operand(other)
+        if o is NotImplemented:
+            return NotImplemented
+        a, b = (data_of(o), x.data) if swap else (x.data, data_of(o))
+        be = x._backend
+        if op == "ne":
+            out = be.binary("eq", be.binary("eq", a, b), False)
+        elif op == "ge":  # a > b or a == b (so that NaN compares False, as IEEE says)
+            out = be.binary("maximum", be.binary("gt", a, b), be.binary("eq", a, b))
+        else:
+            out = be.binary(op, a, b)
+        return x._wrap(out, "bool", None)
+
+    compare.__qualname__ = f"comparison({op!r})"
+    return compare
+
+
+# -- in place ------------------------------------------------------------------------------------------
+def in_place(x: Any, fn: type[TensorFunction], other: Any, fast: str | None, alpha: float = 1.0) -> Any:
+    """``x (op)= alpha · other``: under ``no_grad`` straight into the array by the backend, with no
+    temporary Tensor (how optimizers update), otherwise through the core's in-place machinery
+    (history rebased, version bumped)."""
+    o = x._operand(other)
+    if o is NotImplemented:
+        raise TypeError(f"unsupported operand type for an in-place op: {type(other).__name__}")
+    if fast is not None and not grad_mode.is_grad_enabled() and x.dtype in ("float32", "float64"):
+        od = data_of(o)
+        be = x._backend
+        target = be.shape(x.data)
+        if broadcast_shape(target, shape_of(od) or ()) == target:
+            if fast == "mul":
+                be.imul(x.data, od)
+            else:
+                be.iadd(x.data, od, alpha if fast == "add" else -alpha)
+            x._bump_version()
+            return x
+    x._check_view_in_place()
+    return x._in_place(fn, o if alpha == 1.0 else o * alpha)
+
+
+def add_(x: Any, other: Any, alpha: float = 1.0) -> Any:
+    """``x += alpha · other`` in place (PyTorch's ``add_(other, alpha=…)``)."""
+    return in_place(x, Add, other, "add", alpha)
+
+
+def sub_(x: Any, other: Any, alpha: float = 1.0) -> Any:
+    """``x −= alpha · other`` in place."""
+    return in_place(x, Sub, other, "sub", alpha)
+
+
+def mul_(x: Any, other: Any) -> Any:
+    """``x *= other`` in place."""
+    return in_place(x, Mul, other, "mul")
+
+
+def div_(x: Any, other: Any) -> Any:
+    """``x /= other`` in place."""
+    return in_place(x, Div, other, None)
+
+
+def zero_(x: Any) -> Any:
+    """Every element set to 0, in place."""
+    x._check_view_in_place()
+    return x._in_place(Zero)
+
+
+def fill_(x: Any, value: float) -> Any:
+    """Every element set to ``value``, in place (under no_grad, or on a Tensor outside the graph)."""
+    x._check_view_in_place()
+    zero_(x)
+    return add_(x, value) if value else x

@@ -1,0 +1,71 @@
+"""Casts: ``to(dtype)`` and ``to(device)``, both recorded as PyTorch's ``ToCopyBackward0``.
+
+The gradient flows back cast to the input's dtype, or moved back to its device.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ..backends import check_device, get_backend
+from .compute import TensorFunction, backend, is_tensor
+from .storage import backend_for, check_tensor_dtype, is_device
+
+
+class ToCopy(TensorFunction):
+    """A dtype cast (``t.to("float64")``).  The gradient flows back cast to the input's dtype."""
+
+    node_name = "ToCopyBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dtype):
+        return backend(x).astype(x, dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        source = ctx._next[0]._dtype  # the input's dtype (its node exists: it needs the gradient)
+        if is_tensor(grad):
+            return grad.to(source)
+        return backend(grad).astype(grad, source)
+
+
+class ToDevice(TensorFunction):
+    """A move to another device (``t.to("cuda")``).  The gradient is moved back."""
+
+    node_name = "ToCopyBackward0"
+    ctx_slots = ("source",)
+
+    @staticmethod
+    def forward(ctx, x, device, dtype):
+        source = backend(x)
+        ctx.source = source.name
+        return get_backend(device).from_host(source.to_host(x), dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        if is_tensor(grad):
+            return grad.to(ctx.source)
+        be = backend(grad)
+        return get_backend(ctx.source).from_host(be.to_host(grad), be.dtype(grad))
+
+
+def to(x: Any, *args: Any, dtype: Any = None, device: Any = None) -> Any:
+    """``to(dtype)``, ``to(device)``, or both: a differentiable copy (``ToCopyBackward0``);
+    ``x`` itself when nothing changes, as PyTorch."""
+    for a in args:
+        if isinstance(a, type(x)):
+            dtype, device = dtype or a.dtype, device or a.device
+        elif is_device(a):
+            device = a
+        else:
+            dtype = a
+    out = x
+    if dtype is not None:
+        dtype = check_tensor_dtype(dtype)
+        if dtype != x.dtype:
+            out = ToCopy.apply(out, dtype=dtype)
+    if device is not None:
+        name = check_device(device)
+        if name != out.device:
+            backend_for(name)
+            out = ToDevice.apply(out, device=name, dtype=out.dtype)
+    return out

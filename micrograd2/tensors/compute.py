@@ -1,0 +1,205 @@
+"""What every Tensor op is built on: computing on backend arrays *or* Tensors, and the op base class.
+
+A Tensor op's ``forward`` gets arrays and computes with the array backend
+(``backends/base.py``: NumPy on ``"cpu"``, pycuda on ``"cuda"`` — never NumPy
+directly, so every op runs on either).  Its ``backward`` uses the helpers here
+(``add``, ``mul``, ``sum_to``…), which work on arrays and, while
+``create_graph=True`` records the backward pass, on Tensors: that is how second
+derivatives come for free.
+
+Broadcasting: an input that was broadcast receives its gradient summed back to
+its own shape (``sum_to``).  Node names and what each op saves are PyTorch's;
+sizes and dims are kept on the node (``ctx_slots``), as PyTorch keeps
+``self_sym_sizes``, so they survive backward and a graph that saved no array
+(``(a + 1).sum()``) can be walked twice.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ..autograd import Function, Variable
+from ..backends import array_types
+
+_array_types = array_types()  # array class -> backend (live)
+
+
+# -- finding the backend and computing on arrays or Tensors -------------------------------------
+def backend(*xs: Any) -> Any:
+    """The backend of the first array among ``xs`` (numbers are skipped)."""
+    for x in xs:
+        be = _array_types.get(type(x))
+        if be is not None:
+            return be
+    raise TypeError(f"expected a backend array among {[type(x).__name__ for x in xs]}")
+
+
+def is_tensor(*xs: Any) -> bool:
+    """Is any of ``xs`` a Tensor (the backward pass is being recorded)?"""
+    return any(isinstance(x, Variable) for x in xs)
+
+
+def data_of(x: Any) -> Any:
+    """The array under a Tensor (constants such as masks need no history)."""
+    return x.data if isinstance(x, Variable) else x
+
+
+def binary(op: str, a: Any, b: Any) -> Any:
+    return backend(a, b).binary(op, a, b)
+
+
+def add(a: Any, b: Any) -> Any:
+    return a + b if is_tensor(a, b) else binary("add", a, b)
+
+
+def sub(a: Any, b: Any) -> Any:
+    return a - b if is_tensor(a, b) else binary("sub", a, b)
+
+
+def mul(a: Any, b: Any) -> Any:
+    return a * b if is_tensor(a, b) else binary("mul", a, b)
+
+
+def div(a: Any, b: Any) -> Any:
+    return a / b if is_tensor(a, b) else binary("div", a, b)
+
+
+def power(a: Any, p: Any) -> Any:
+    return a**p if is_tensor(a, p) else binary("pow", a, p)
+
+
+def neg(a: Any) -> Any:
+    return -a if is_tensor(a) else backend(a).unary("neg", a)
+
+
+def exp(a: Any) -> Any:
+    return a.exp() if is_tensor(a) else backend(a).unary("exp", a)
+
+
+def log(a: Any) -> Any:
+    return a.log() if is_tensor(a) else backend(a).unary("log", a)
+
+
+def shape(a: Any) -> tuple[int, ...]:
+    return a.shape if is_tensor(a) else backend(a).shape(a)  # type: ignore[no-any-return]
+
+
+def reshape(g: Any, new_shape: tuple[int, ...]) -> Any:
+    return g.reshape(new_shape) if is_tensor(g) else backend(g).reshape(g, new_shape)
+
+
+def expand(g: Any, new_shape: tuple[int, ...]) -> Any:
+    """``g`` broadcast to ``new_shape`` (the backward of a sum)."""
+    return g.expand(new_shape) if is_tensor(g) else backend(g).broadcast_to(g, new_shape)
+
+
+def sum_to(g: Any, target: tuple[int, ...] | None) -> Any:
+    """``g`` summed down to ``target`` (the reverse of broadcasting); ``None`` for a number input."""
+    if target is None:
+        return None
+    if is_tensor(g):
+        return g.sum_to_size(target)
+    return backend(g).sum_to_shape(g, target)
+
+
+def reduce_sum(g: Any, dim: Any, keepdim: bool) -> Any:
+    return g.sum(dim, keepdim) if is_tensor(g) else backend(g).sum(g, axis=dim, keepdims=keepdim)
+
+
+def permute(g: Any, axes: tuple[int, ...]) -> Any:
+    return g.permute(*axes) if is_tensor(g) else backend(g).transpose(g, axes)
+
+
+def t(g: Any) -> Any:
+    """The transpose of a 2-D ``g``."""
+    return g.t() if is_tensor(g) else backend(g).transpose(g, (1, 0))
+
+
+def matrix_product(a: Any, b: Any) -> Any:
+    return a @ b if is_tensor(a, b) else backend(a, b).matmul(a, b)
+
+
+def mask_mul(g: Any, mask: Any) -> Any:
+    """``g`` where ``mask`` else 0 (``mask`` an array: a constant)."""
+    if is_tensor(g):
+        return g * mask
+    return backend(g).where(mask, g, 0.0)
+
+
+def elementwise(ctx: Any, op: str, a: Any, b: Any) -> Any:
+    """``a (op) b`` on their backend (either may be a number).  When the op is recorded, ``ctx`` keeps
+    both shapes for the backward's un-broadcasting (``None`` for a number: it gets no gradient)."""
+    be = _array_types.get(type(a)) or _array_types[type(b)]
+    if ctx._next[0] is not None or ctx._next[1] is not None:  # an input needs a gradient
+        ctx.shapes = (shape_of(a), shape_of(b))
+    try:
+        return be.binary(op, a, b)
+    except ValueError:
+        raise shapes_differ(shape_of(a) or (), shape_of(b) or ()) from None
+
+
+def shapes_differ(a: tuple[int, ...], b: tuple[int, ...]) -> RuntimeError:
+    """PyTorch's error for two shapes that don't broadcast, naming the first dimension (from the right)."""
+    n = max(len(a), len(b))
+    for i in range(1, n + 1):
+        x, y = (a[-i] if i <= len(a) else 1), (b[-i] if i <= len(b) else 1)
+        if x != y and 1 not in (x, y):
+            break
+    return RuntimeError(
+        f"The size of tensor a ({x}) must match the size of tensor b ({y}) at non-singleton dimension {n - i}\n"
+        f"What to do: shapes {a} and {b} don't broadcast (compared from the right, sizes must be equal or 1); "
+        "reshape or unsqueeze one of them."
+    )
+
+
+def shape_of(x: Any) -> tuple[int, ...] | None:
+    """An array's shape; ``None`` for a number (it gets no gradient)."""
+    be = _array_types.get(type(x))
+    return be.shape(x) if be is not None else None
+
+
+def normalize_dims(dim: Any, ndim: int) -> tuple[int, ...]:
+    """``dim`` (int, sequence or None = all) as a sorted tuple of non-negative axes, PyTorch's errors."""
+    if dim is None:
+        return tuple(range(ndim))
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    out = []
+    for d in dims:
+        size = max(ndim, 1)
+        if not -size <= d < size:
+            raise IndexError(
+                f"Dimension out of range (expected to be in range of [{-size}, {size - 1}], but got {d})\n"
+                "What to do: pass a dim between -ndim and ndim - 1."
+            )
+        out.append(d % size if ndim else 0)
+    return tuple(sorted(set(out)))
+
+
+def kept_shape(in_shape: tuple[int, ...], dims: tuple[int, ...]) -> tuple[int, ...]:
+    """``in_shape`` with each reduced dim set to 1 (the ``keepdim=True`` shape)."""
+    return tuple(1 if i in dims else n for i, n in enumerate(in_shape))
+
+
+# -- the base class: built-in nodes with a few plain attributes ---------------------------------
+class TensorFunction(Function):
+    """Base of the built-in Tensor ops.  ``ctx_slots`` names plain attributes the node keeps
+    (sizes, dims): unlike saved arrays they are not freed by backward."""
+
+
+def broadcast_shape(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...] | None:
+    """NumPy's broadcast of two shapes, or ``None`` when they don't broadcast."""
+    out = []
+    for i in range(1, max(len(a), len(b)) + 1):
+        x = a[-i] if i <= len(a) else 1
+        y = b[-i] if i <= len(b) else 1
+        if x != y and 1 not in (x, y):
+            return None
+        out.append(x if y == 1 else y)
+    return tuple(reversed(out))
+
+
+def renamed(fn: type[Function], name: str, node_name: str) -> Any:
+    """``fn`` itself under another of PyTorch's node names: the same forward and backward, one definition.
+    (PyTorch names some nodes after what the user called, e.g. ``unsqueeze`` and ``squeeze`` both
+    only reshape.)"""
+    doc = f"{fn.__name__} recorded as PyTorch's ``{node_name}``."
+    return type(name, (fn,), {"node_name": node_name, "__doc__": doc, "__module__": fn.__module__})

@@ -1,0 +1,183 @@
+r"""Indexing: ``x[i]``, ``x[a:b]``, ``x[None]``, index arrays and masks, and ``x[index] = value``.
+
+Basic indexing (ints, slices, ``None``, ``...``) makes a view of ``x``; PyTorch names
+its node after the last step (``SelectBackward0``, ``SliceBackward0``,
+``UnsqueezeBackward0``), all one Function renamed.  An index array makes a copy
+(``IndexBackward0``).  The ``Function``\ s come first, then the methods ``Tensor``
+is given.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..backends import array_types
+from ..backends.base import is_basic_index
+from .compute import TensorFunction, backend, is_tensor, mask_mul, renamed, shape_of, sum_to
+from .storage import FLOATS, INTEGERS, cross_device, storage_dtype
+
+_array_types = array_types()
+
+
+class Index(TensorFunction):
+    """``x[index]`` with index arrays (advanced indexing).  Backward adds the gradient back at ``index``
+    (repeated positions add up)."""
+
+    node_name = "IndexBackward0"
+    ctx_slots = ("shape", "index", "dtype")
+
+    @staticmethod
+    def forward(ctx, x, index):
+        be = backend(x)
+        ctx.shape, ctx.index, ctx.dtype = be.shape(x), index, be.dtype(x)
+        try:
+            return be.getitem(x, index)
+        except IndexError as error:  # NumPy's words for an axis are PyTorch's for a dimension
+            raise IndexError(
+                f"{str(error).replace('axis', 'dimension')}\n"
+                f"What to do: the Tensor's shape is {tuple(ctx.shape)}; an index runs from -size to size - 1."
+            ) from None
+
+    @staticmethod
+    def backward(ctx, grad):
+        return scatter(grad, ctx.shape, ctx.index, ctx.dtype)
+
+
+Select = renamed(Index, "Select", "SelectBackward0")  # x[i]: one position along an axis
+Slice = renamed(Index, "Slice", "SliceBackward0")  # x[a:b]: a range along an axis
+UnsqueezeIndex = renamed(Index, "UnsqueezeIndex", "UnsqueezeBackward0")  # x[None]: a new axis
+
+
+def scatter(g: Any, out_shape: tuple[int, ...], index: Any, dtype: str) -> Any:
+    """Zeros of ``out_shape`` with ``g`` added at ``index``: the backward of indexing."""
+    if is_tensor(g):
+        return IndexPut.apply(g, shape=out_shape, index=index)
+    return backend(g).scatter_add(out_shape, index, g, dtype)
+
+
+class IndexPut(TensorFunction):
+    """Zeros with ``values`` added at ``index``: the backward of indexing, recorded (create_graph)."""
+
+    node_name = "IndexPutImplBackward0"
+    ctx_slots = ("index",)
+
+    @staticmethod
+    def forward(ctx, values, shape, index):
+        be = backend(values)
+        ctx.index = index
+        return be.scatter_add(shape, index, values, be.dtype(values))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad[ctx.index] if is_tensor(grad) else backend(grad).getitem(grad, ctx.index)
+
+
+class SetItem(TensorFunction):
+    """``x[index] = value`` (in place, PyTorch's ``CopySlices``): x's gradient is 0 where it was
+    overwritten; the value's gradient is the gradient there, summed to the value's shape."""
+
+    node_name = "CopySlices"
+    ctx_slots = ("index", "value_shape", "keep")
+
+    @staticmethod
+    def forward(ctx, x, value, index):
+        be = backend(x)
+        xs, dtype = be.shape(x), be.dtype(x)
+        region = be.shape(be.getitem(x, index))
+        v = be.broadcast_to(value if type(value) in _array_types else be.full((), float(value), dtype), region)
+        last = _last_writes(be, xs, index)
+        if last is not None:  # a position given twice: the last write wins (NumPy's and PyTorch's CPU rule)
+            v = be.where(last, v, 0.0)
+        filled = be.scatter_add(xs, index, v, dtype)
+        written = be.binary("gt", be.scatter_add(xs, index, be.full(region, 1.0, dtype), dtype), 0.0)
+        ctx.index, ctx.value_shape = index, shape_of(value)
+        ctx.keep = be.binary("eq", written, False)
+        return be.where(written, filled, x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        grad_value = None
+        if ctx.value_shape is not None:
+            picked = grad[ctx.index] if is_tensor(grad) else backend(grad).getitem(grad, ctx.index)
+            grad_value = sum_to(picked, ctx.value_shape)
+        return mask_mul(grad, ctx.keep), grad_value, None
+
+
+def element_numbers(be: Any, shape: tuple[int, ...]) -> Any:
+    """An int64 array of ``shape`` holding each element's position (0, 1, 2… in C order): index it, or
+    view it, to find which elements of an array of that shape an index or a view reaches."""
+    return be.reshape(be.arange(math.prod(shape)), shape)
+
+
+def _last_writes(be: Any, shape: tuple[int, ...], index: Any) -> Any:
+    """For ``x[index] = v`` when ``index`` gives some position twice: a mask over the written region,
+    true where a write is the last one to its position.  None when no position repeats."""
+    if is_basic_index(index):
+        return None
+    positions = np.asarray(be.to_host(be.getitem(element_numbers(be, shape), index)))
+    flat = positions.ravel()
+    if np.unique(flat).size == flat.size:
+        return None
+    _, first_from_the_end = np.unique(flat[::-1], return_index=True)
+    last = np.zeros(flat.size, dtype=bool)
+    last[flat.size - 1 - first_from_the_end] = True
+    return be.from_host(last.reshape(positions.shape), "bool")
+
+
+# -- the methods ---------------------------------------------------------------------------------------
+def getitem(x: Any, index: Any) -> Any:
+    """``x[i]`` (``SelectBackward0``), ``x[a:b]`` (``SliceBackward0``), ``x[None]``
+    (``UnsqueezeBackward0``), index arrays or masks (``IndexBackward0``)."""
+    index = _arrays_in(x, index)
+    fn = _index_function(index)
+    if fn is Index:  # advanced indexing: a copy
+        return Index.apply(x, index=index)
+    return x._view(fn, index=index)  # basic indexing: a view of x
+
+
+def setitem(x: Any, index: Any, value: Any) -> None:
+    """``x[index] = value`` in place (``CopySlices``), as PyTorch."""
+    index = _arrays_in(x, index)
+    if isinstance(value, type(x)):
+        if value._backend is not x._backend:
+            value = cross_device(x, value)
+    elif type(value) not in _array_types:
+        kind = storage_dtype(x.dtype) if x.dtype in FLOATS else x.dtype
+        value = type(x)(value, dtype=kind, device=x.device).data
+    x._check_view_in_place()
+    x._in_place(SetItem, value, index)
+
+
+def _arrays_in(x: Any, index: Any) -> Any:
+    """``index`` with Tensors and lists turned into backend arrays."""
+    parts = index if isinstance(index, tuple) else (index,)
+    out = []
+    for p in parts:
+        if isinstance(p, type(x)):
+            if p.dtype not in INTEGERS:
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            p = p.data
+        elif isinstance(p, list):
+            kind = "bool" if p and all(isinstance(v, bool) for v in p) else "int64"
+            p = x._backend.from_host(p, kind)
+        out.append(p)
+    return tuple(out) if isinstance(index, tuple) else out[0]
+
+
+def _index_function(index: Any) -> Any:
+    """PyTorch's node for ``x[index]``: the last basic step (select, slice, new axis) names it;
+    any index array makes it an ``IndexBackward0``."""
+    parts = index if isinstance(index, tuple) else (index,)
+    if any(type(p) in _array_types or isinstance(p, (list, tuple)) for p in parts):
+        return Index
+    steps = [p for p in parts if p is not Ellipsis and not (isinstance(p, slice) and p == slice(None))]
+    if not steps:
+        return Slice
+    last = steps[-1]
+    if last is None:
+        return UnsqueezeIndex
+    if isinstance(last, slice):
+        return Slice
+    return Select

@@ -1,0 +1,176 @@
+"""Softmax and the losses as single nodes: ``LogSoftmax``, ``NllLoss``, ``MseLoss``, the binary cross-entropies.
+
+Each computes its mean in one ``forward`` on the backend (stable where it
+matters: log-softmax subtracts the largest logit, logs are clamped at −100 as in
+PyTorch) and has its derivative written out.  ``functional.py`` puts them
+behind PyTorch's names (``cross_entropy`` is ``nll_loss(log_softmax(z))``).
+"""
+from __future__ import annotations
+
+import math
+
+from .compute import (
+    TensorFunction,
+    backend,
+    data_of,
+    div,
+    exp,
+    expand,
+    is_tensor,
+    log,
+    mul,
+    neg,
+    reduce_sum,
+    reshape,
+    shape_of,
+    sub,
+    sum_to,
+)
+from .indexing import scatter
+
+
+class LogSoftmax(TensorFunction):
+    """log softmax along ``dim``: zᵢ − log Σⱼ exp zⱼ, computed stably.  Keeps its output y:
+    ∂/∂z = g − exp(y) · Σ g."""
+
+    node_name = "LogSoftmaxBackward0"
+    autocast = "fp32"
+    ctx_slots = ("dim",)
+
+    @staticmethod
+    def forward(ctx, x, dim):
+        out = backend(x).log_softmax(x, dim)
+        ctx.save_for_backward(out)
+        ctx.dim = dim
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return sub(grad, mul(exp(out), reduce_sum(grad, ctx.dim, True)))
+
+
+class NllLoss(TensorFunction):
+    """−mean of ``logp[i, targets[i]]`` (the negative log-likelihood of the right classes).
+    ∂/∂logp is −1/N at each sample's target, 0 elsewhere."""
+
+    node_name = "NllLossBackward0"
+    autocast = "fp32"
+    ctx_slots = ("shape", "dtype")
+
+    @staticmethod
+    def forward(ctx, logp, targets):
+        be = backend(logp)
+        ctx.save_for_backward(targets)
+        ctx.shape, ctx.dtype = be.shape(logp), be.dtype(logp)
+        picked = be.take_along_rows(logp, targets)
+        return be.binary("div", be.unary("neg", be.sum(picked)), float(ctx.shape[0]))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (targets,) = ctx.saved_tensors
+        targets = data_of(targets)
+        be = backend(targets)
+        n = ctx.shape[0]
+        rows = be.arange(n)
+        per_row = expand(reshape(div(grad, float(-n)), (1,)), (n,))
+        return scatter(per_row, ctx.shape, (rows, targets), ctx.dtype), None
+
+
+class MseLoss(TensorFunction):
+    """mean((pred − target)²).  ∂/∂pred = 2(pred − target)/n, ∂/∂target = −∂/∂pred."""
+
+    node_name = "MseLossBackward0"
+    autocast = "fp32"
+    ctx_slots = ("shapes", "n")
+
+    @staticmethod
+    def forward(ctx, pred, target):
+        be = backend(pred, target)
+        ctx.save_for_backward(pred, target)
+        diff = be.binary("sub", pred, target)
+        ctx.shapes = (shape_of(pred), shape_of(target))
+        ctx.n = math.prod(be.shape(diff))
+        return be.binary("div", be.sum(be.binary("mul", diff, diff)), float(ctx.n))
+
+    @staticmethod
+    def backward(ctx, grad):
+        pred, target = ctx.saved_tensors
+        sp, st = ctx.shapes
+        need_p, need_t = ctx.needs_input_grad
+        g = mul(sub(pred, target), mul(grad, 2.0 / ctx.n))
+        return (sum_to(g, sp) if need_p else None), (sum_to(neg(g), st) if need_t else None)
+
+
+class BinaryCrossEntropy(TensorFunction):
+    """−mean[y·log p + (1 − y)·log(1 − p)], each log clamped at −100 (as PyTorch).
+    ∂/∂p = (p − y) / max(p(1 − p), 1e−12) / n, ∂/∂y = (log(1 − p) − log p) / n."""
+
+    node_name = "BinaryCrossEntropyBackward0"
+    autocast = "fp32"
+    ctx_slots = ("n",)
+
+    @staticmethod
+    def forward(ctx, p, y):
+        be = backend(p, y)
+        ctx.save_for_backward(p, y)
+        log_p = be.binary("maximum", be.unary("log", p), -100.0)
+        log_q = be.binary("maximum", be.unary("log", be.binary("sub", 1.0, p)), -100.0)
+        terms = be.binary("add", be.binary("mul", y, log_p),
+                          be.binary("mul", be.binary("sub", 1.0, y), log_q))
+        ctx.n = math.prod(be.shape(terms))
+        return be.binary("div", be.unary("neg", be.sum(terms)), float(ctx.n))
+
+    @staticmethod
+    def backward(ctx, grad):
+        p, y = ctx.saved_tensors
+        need_p, need_y = ctx.needs_input_grad
+        pd = data_of(p)
+        be = backend(pd)
+        scale = div(grad, float(ctx.n))
+        grad_p = grad_y = None
+        if need_p:
+            denom = mul(p, sub(1.0, p))
+            if not is_tensor(denom):
+                denom = be.binary("maximum", denom, 1e-12)  # PyTorch's guard against p = 0 or 1
+            grad_p = div(mul(sub(p, y), scale), denom)
+        if need_y:  # ∂/∂y = log(1 − p) − log p (the clamped logs, as PyTorch)
+            if is_tensor(p):
+                grad_y = mul(scale, sub(log(sub(1.0, p)), log(p)))
+            else:
+                log_p = be.binary("maximum", be.unary("log", pd), -100.0)
+                log_q = be.binary("maximum", be.unary("log", be.binary("sub", 1.0, pd)), -100.0)
+                grad_y = mul(scale, be.binary("sub", log_q, log_p))
+        return grad_p, grad_y
+
+
+class BinaryCrossEntropyWithLogits(TensorFunction):
+    """−mean[y·log σ(x) + (1 − y)·log(1 − σ(x))] from logits x, stably: each term is
+    (1 − y)·x + m + log(e⁻ᵐ + e⁻ˣ⁻ᵐ) with m = max(−x, 0).  ∂/∂x = (σ(x) − y)/n, ∂/∂y = −x/n."""
+
+    node_name = "BinaryCrossEntropyWithLogitsBackward0"
+    autocast = "fp32"
+    ctx_slots = ("n",)
+
+    @staticmethod
+    def forward(ctx, x, y):
+        be = backend(x, y)
+        ctx.save_for_backward(x, y)
+        neg_x = be.unary("neg", x)
+        m = be.binary("maximum", neg_x, 0.0)
+        both = be.binary("add", be.unary("exp", be.unary("neg", m)), be.unary("exp", be.binary("sub", neg_x, m)))
+        terms = be.binary("add", be.binary("mul", be.binary("sub", 1.0, y), x),
+                          be.binary("add", m, be.unary("log", both)))
+        ctx.n = math.prod(be.shape(terms))
+        return be.binary("div", be.sum(terms), float(ctx.n))
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, y = ctx.saved_tensors
+        need_x, need_y = ctx.needs_input_grad
+        scale = div(grad, float(ctx.n))
+        sigmoid_x = x.sigmoid() if is_tensor(x) else backend(x).unary("sigmoid", x)
+        grad_x = mul(sub(sigmoid_x, y), scale) if need_x else None
+        grad_y = mul(neg(x), scale) if need_y else None
+        return grad_x, grad_y
+

@@ -1,0 +1,211 @@
+"""Shapes: ``reshape``/``view``, ``unsqueeze``, ``squeeze``, ``expand``, ``permute``, ``t``, ``transpose``, ``clone``.
+
+All but ``clone`` are views: the result shares the input's memory (``Tensor._view``
+records that, see ``views.py``).  The ``Function``\\ s come first; several only
+reshape and differ from ``View`` in PyTorch's node name alone, so they are
+``View`` renamed.  Then the methods ``Tensor`` is given, which read PyTorch's
+arguments and pick the Function.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from . import compute
+from .compute import TensorFunction, backend, normalize_dims, renamed
+
+
+class View(TensorFunction):
+    """``reshape``/``view``/``flatten``: the same numbers in a new shape.  Backward reshapes back."""
+
+    node_name = "ViewBackward0"
+    ctx_slots = ("shape",)
+
+    @staticmethod
+    def forward(ctx, x, shape):
+        be = backend(x)
+        ctx.shape = be.shape(x)
+        return be.reshape(x, shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return compute.reshape(grad, ctx.shape)
+
+
+Unsqueeze = renamed(View, "Unsqueeze", "UnsqueezeBackward0")  # a new axis of size 1: unsqueeze(d)
+Squeeze = renamed(View, "Squeeze", "SqueezeBackward1")  # an axis of size 1 removed: squeeze(d)
+SqueezeAll = renamed(View, "SqueezeAll", "SqueezeBackward0")  # every axis of size 1 removed: squeeze()
+SqueezeDims = renamed(View, "SqueezeDims", "SqueezeBackward4")  # squeeze((d1, d2)); what 1-D @ 2-D ends with
+
+
+class Expand(TensorFunction):
+    """``expand(shape)``: broadcast to a bigger shape.  Backward sums back."""
+
+    node_name = "ExpandBackward0"
+    ctx_slots = ("shape",)
+
+    @staticmethod
+    def forward(ctx, x, shape):
+        be = backend(x)
+        ctx.shape = be.shape(x)
+        return be.broadcast_to(x, shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return compute.sum_to(grad, ctx.shape)
+
+
+class Permute(TensorFunction):
+    """``permute(axes)`` and ``.T``: axes reordered.  Backward applies the inverse order."""
+
+    node_name = "PermuteBackward0"
+    ctx_slots = ("axes",)
+
+    @staticmethod
+    def forward(ctx, x, axes):
+        ctx.axes = axes
+        return backend(x).transpose(x, axes)
+
+    @staticmethod
+    def backward(ctx, grad):
+        inverse = tuple(sorted(range(len(ctx.axes)), key=ctx.axes.__getitem__))
+        return compute.permute(grad, inverse)
+
+
+Transpose = renamed(Permute, "Transpose", "TransposeBackward0")  # transpose(d0, d1): two axes swapped
+
+
+class T(TensorFunction):
+    """``t()``: the transpose of a matrix (what ``Linear`` applies to its weight)."""
+
+    node_name = "TBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        be = backend(x)
+        return be.transpose(x, (1, 0)) if len(be.shape(x)) == 2 else x
+
+    @staticmethod
+    def backward(ctx, grad):
+        return compute.t(grad) if len(compute.shape(grad)) == 2 else grad
+
+
+class Clone(TensorFunction):
+    """``clone()``: a copy with its own memory.  ∂/∂x = 1."""
+
+    node_name = "CloneBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        be = backend(x)
+        return be.astype(x, be.dtype(x))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+# -- the methods ---------------------------------------------------------------------------------------
+def shape_arg(shape: tuple[Any, ...]) -> tuple[int, ...]:
+    """A shape given as ``f(2, 3)`` or ``f((2, 3))``, as a tuple of ints."""
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        return tuple(int(n) for n in shape[0])
+    return tuple(int(n) for n in shape)
+
+
+def _infer_shape(shape: tuple[int, ...], numel: int) -> tuple[int, ...]:
+    known = math.prod(n for n in shape if n != -1)
+    if shape.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred\nWhat to do: use -1 at most once.")
+    if -1 in shape:
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}\n"
+                               "What to do: the sizes must multiply to the number of elements.")
+        shape = tuple(numel // known if n == -1 else n for n in shape)
+    elif known != numel:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}\n"
+                           "What to do: the sizes must multiply to the number of elements.")
+    return shape
+
+
+def reshape(x: Any, *shape: Any) -> Any:
+    """The same elements in a new shape (one ``-1`` is inferred): ``ViewBackward0``."""
+    return x._view(View, shape=_infer_shape(shape_arg(shape), x.numel()))
+
+
+def flatten(x: Any) -> Any:
+    """The elements as a 1-D Tensor."""
+    return reshape(x, -1)
+
+
+def unsqueeze(x: Any, dim: int) -> Any:
+    """A new axis of size 1 at ``dim`` (``UnsqueezeBackward0``)."""
+    d = dim % (x.ndim + 1) if -(x.ndim + 1) <= dim <= x.ndim else None
+    if d is None:
+        normalize_dims(dim, x.ndim + 1)  # raises PyTorch's IndexError
+    s = x.shape
+    return x._view(Unsqueeze, shape=s[:d] + (1,) + s[d:])
+
+
+def squeeze(x: Any, dim: Any = None) -> Any:
+    """Axes of size 1 removed: all of them, or those among ``dim``."""
+    s = x.shape
+    if dim is None:
+        return x._view(SqueezeAll, shape=tuple(n for n in s if n != 1))
+    dims = normalize_dims(dim, x.ndim)
+    fn = Squeeze if isinstance(dim, int) else SqueezeDims
+    return x._view(fn, shape=tuple(n for i, n in enumerate(s) if not (i in dims and n == 1)))
+
+
+def expand(x: Any, *shape: Any) -> Any:
+    """Broadcast to a bigger shape (``-1`` keeps a size): ``ExpandBackward0``."""
+    new = shape_arg(shape)
+    lead = len(new) - x.ndim
+    full = tuple(x.shape[i - lead] if n == -1 else n for i, n in enumerate(new))
+    return x._view(Expand, shape=full)
+
+
+def sum_to_size(x: Any, *size: Any) -> Any:
+    """Sum down to ``size`` (the reverse of broadcasting, as PyTorch's ``sum_to_size``)."""
+    target = tuple(shape_arg(size))
+    if x.shape == target:
+        return x
+    lead = x.ndim - len(target)
+    dims = tuple(range(lead)) + tuple(i + lead for i, n in enumerate(target) if n == 1 and x.shape[i + lead] != 1)
+    out = x.sum(dims, keepdim=True) if dims else x
+    return out.reshape(target) if out.shape != target else out
+
+
+def permute(x: Any, *axes: Any) -> Any:
+    """The axes in the order ``axes`` (``PermuteBackward0``)."""
+    order = tuple(shape_arg(axes))
+    if sorted(a % max(x.ndim, 1) for a in order) != list(range(x.ndim)):
+        raise RuntimeError(
+            f"permute(sparse_coo): number of dimensions in the tensor input does not match the length of "
+            f"the desired ordering of dimensions i.e. input.dim() = {x.ndim} is not equal to "
+            f"len(dims) = {len(order)}\nWhat to do: name every axis once."
+        )
+    return x._view(Permute, axes=tuple(a % x.ndim for a in order))
+
+
+def reversed_axes(x: Any) -> Any:
+    """``x.T``: the axes reversed (``PermuteBackward0``, as PyTorch's ``.T``)."""
+    return x._view(Permute, axes=tuple(reversed(range(x.ndim))))
+
+
+def t(x: Any) -> Any:
+    """The transpose of a matrix (``TBackward0``); a 0-d or 1-D Tensor is returned as it is."""
+    if x.ndim > 2:
+        raise RuntimeError(
+            f"t() expects a tensor with <= 2 dimensions, but self is {x.ndim}D\n"
+            "What to do: use transpose(d0, d1) or permute(...)."
+        )
+    return x._view(T)
+
+
+def transpose(x: Any, dim0: int, dim1: int) -> Any:
+    """Swap two axes (``TransposeBackward0``)."""
+    (a,), (b,) = normalize_dims(dim0, x.ndim), normalize_dims(dim1, x.ndim)
+    order = list(range(x.ndim))
+    order[a], order[b] = order[b], order[a]
+    return x._view(Transpose, axes=tuple(order))
