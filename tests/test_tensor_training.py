@@ -1,4 +1,4 @@
-"""``micrograd2.tensors.training.train``: the vectorized training loop behind ``micrograd2 train --device cpu``."""
+"""``micrograd2.training.vectorized``: the vectorized engine's training run behind ``micrograd2 train --device cpu``."""
 from __future__ import annotations
 
 import pytest

@@ -77,7 +77,10 @@ def test_a_bad_option_exits_2_with_a_usage_error(args) -> None:
 
 
 def test_device_cpu_without_the_vectorized_engine_exits_1_with_one_line(monkeypatch) -> None:
-    monkeypatch.setitem(sys.modules, "micrograd2.tensors.training", None)
+    import micrograd2.training
+
+    monkeypatch.delattr(micrograd2.training, "vectorized", raising=False)
+    monkeypatch.setitem(sys.modules, "micrograd2.training.vectorized", None)
     result = run([*FAST, "--device", "cpu"])
     assert result.exit_code == 1
     errors = [line for line in result.output.splitlines() if line.startswith("Error:")]

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import random
 import sys
-import types
 
 import pytest
 
@@ -166,8 +165,16 @@ def test_default_learning_rates_per_optimizer() -> None:
 
 
 # -- the vectorized engine ----------------------------------------------------------------------------------------
+def _without_the_vectorized_engine(monkeypatch) -> None:
+    """As in a build without NumPy: ``micrograd2.training.vectorized`` cannot be imported."""
+    import micrograd2.training
+
+    monkeypatch.delattr(micrograd2.training, "vectorized", raising=False)
+    monkeypatch.setitem(sys.modules, "micrograd2.training.vectorized", None)
+
+
 def test_cpu_and_cuda_without_the_vectorized_engine_fail_with_one_line(monkeypatch) -> None:
-    monkeypatch.setitem(sys.modules, "micrograd2.tensors.training", None)
+    _without_the_vectorized_engine(monkeypatch)
     for device in ("cpu", "cuda"):
         with pytest.raises(EngineUnavailable) as info:
             train(TrainConfig(**TINY, device=device))
@@ -176,20 +183,29 @@ def test_cpu_and_cuda_without_the_vectorized_engine_fail_with_one_line(monkeypat
         assert "\n" not in message and isinstance(info.value, RuntimeError)
 
 
-def test_cpu_hands_the_config_to_the_tensor_engines_train(monkeypatch) -> None:
-    calls = []
-    fake = types.ModuleType("micrograd2.tensors.training")
-    fake.train = lambda config, progress: calls.append((config, progress)) or "tensor result"  # type: ignore
-    monkeypatch.setitem(sys.modules, "micrograd2.tensors.training", fake)
-    config, progress = TrainConfig(**TINY, device="cpu"), (lambda *a: None)
-    assert train(config, progress) == "tensor result"
-    assert calls == [(config, progress)]
+def test_each_engine_supplies_its_micro_step_to_the_one_loop(monkeypatch) -> None:
+    from micrograd2.training import loop, scalar, vectorized
+
+    prepared = []
+    for module in (scalar, vectorized):
+        real = module.prepare
+        monkeypatch.setattr(module, "prepare", lambda config, dataset, real=real, name=module.__name__:
+                            prepared.append(name) or real(config, dataset))
+    loops = []
+    real_loop = loop.run_loop
+    monkeypatch.setattr(loop, "run_loop", lambda *args: loops.append(args[3]) or real_loop(*args))
+    scalar_result = train(TrainConfig(**TINY))
+    vector_result = train(TrainConfig(**TINY, device="cpu"))
+    assert prepared == ["micrograd2.training.scalar", "micrograd2.training.vectorized"]
+    assert len(loops) == 2 and loops[0] is not loops[1]
+    assert type(scalar_result.model).__name__ == "MLP" and type(vector_result.model).__name__ == "TensorMLP"
+    assert vector_result.steps == scalar_result.steps == TINY["steps"]
 
 
 def test_batches_walk_through_a_shuffle_reshuffled_each_epoch() -> None:
-    from micrograd2.training import _micro_batches
+    from micrograd2.training.loop import micro_batches
 
-    batches = _micro_batches(5, 2, random.Random(0))
+    batches = micro_batches(5, 2, random.Random(0))
     first_epoch = [next(batches) for _ in range(5)]  # 10 indices = two epochs
     flat = [i for b in first_epoch for i in b]
     assert sorted(flat[:5]) == list(range(5)) and sorted(flat[5:]) == list(range(5))

@@ -11,7 +11,6 @@ with-logits form.
 """
 from __future__ import annotations
 
-import importlib
 import math
 import sys
 from typing import Any, Sequence
@@ -33,7 +32,9 @@ def _tensor_version(name: str, x: Any) -> Any:
     tensor_class = getattr(tensors, "Tensor", None)
     if tensor_class is None or not isinstance(x, tensor_class):
         return None
-    return getattr(importlib.import_module("micrograd2.tensors.functional"), name)
+    from ..tensors import functional
+
+    return getattr(functional, name)
 
 
 def _float32(*inputs: Any) -> tuple[Any, ...]:
