@@ -19,15 +19,15 @@ from micrograd2.tracing.narrate import EXPLAIN, narrate, narration_lines, use_co
 
 BLOCK2_STEPS = """\
 backward pass 1 from z = 23.0 (SumBackward0), seed gradient 1.0
-step 1   SumBackward0     z = MulBackward0#1 + MulBackward0#2 = 23.0   upstream 1.0
-        → MulBackward0#1: 1.0 × 1 = 1.0
-        → MulBackward0#2: 1.0 × 1 = 1.0
-step 2   MulBackward0     MulBackward0#2 = x[1]·w[1] = 15.0   upstream 1.0
+step 1   SumBackward0     z = x[0]·w[0] + x[1]·w[1] = 23.0   upstream 1.0
+        → x[0]·w[0]: 1.0 × 1 = 1.0
+        → x[1]·w[1]: 1.0 × 1 = 1.0
+step 2   MulBackward0     x[1]·w[1] = 15.0   upstream 1.0
         → x[1]: 1.0 × w[1] (5.0) = 5.0
         → w[1]: 1.0 × x[1] (3.0) = 3.0
         AccumulateGrad  x[1].grad: None → 5.0
         AccumulateGrad  w[1].grad: None → 3.0
-step 3   MulBackward0     MulBackward0#1 = x[0]·w[0] = 8.0   upstream 1.0
+step 3   MulBackward0     x[0]·w[0] = 8.0   upstream 1.0
         → x[0]: 1.0 × w[0] (4.0) = 4.0
         → w[0]: 1.0 × x[0] (2.0) = 2.0
         AccumulateGrad  x[0].grad: None → 4.0
@@ -56,7 +56,7 @@ def test_summary_is_one_line_per_pass() -> None:
         for _ in range(3):
             mg.sum([x * w]).backward()
     lines = t.narrate("summary", color=False).splitlines()
-    head = "backward pass {k} from SumBackward0#{k} = 6.0 (SumBackward0), seed gradient 1.0: 2 steps; "
+    head = "backward pass {k} from sum(x·w) = 6.0 (SumBackward0), seed gradient 1.0: 2 steps; "
     assert [ln for ln in lines if ln] == [
         head.format(k=1) + "x.grad = 3.0, w.grad = 2.0",
         head.format(k=2) + "x.grad = 6.0, w.grad = 4.0",
@@ -68,9 +68,9 @@ def test_full_adds_forward_ops_saved_values_and_frees() -> None:
     text = block2_trace().narrate("full", color=False)
     lines = text.splitlines()
     assert lines[:3] == [
-        "forward  MulBackward0#1 = x[0]·w[0] = 8.0   (MulBackward0)",
-        "forward  MulBackward0#2 = x[1]·w[1] = 15.0   (MulBackward0)",
-        "forward  SumBackward0#1 = MulBackward0#1 + MulBackward0#2 = 23.0   (SumBackward0)",
+        "forward  x[0]·w[0] = 8.0   (MulBackward0)",
+        "forward  x[1]·w[1] = 15.0   (MulBackward0)",
+        "forward  x[0]·w[0] + x[1]·w[1] = 23.0   (SumBackward0)",  # z is labelled after the op
     ]
     assert "        freed what MulBackward0#2 saved: " in text
     assert any(ln.startswith("        saved: ") and "w[1] = 5.0" in ln and "x[1] = 3.0" in ln for ln in lines)
@@ -121,10 +121,10 @@ CATALOGUE: list[tuple[str, Callable[[mg.Value, mg.Value], mg.Value], list[str]]]
     ("SqrtBackward0", lambda a, b: a.sqrt(), ["= √a = 1.41421", "→ a: 1.0 × 1/(2√a) (1/(2·1.41421)) = 0.353553"]),
     ("AbsBackward0", lambda a, b: a.abs(), ["= |a| = 2.0", "→ a: 1.0 × sign(a) (1) = 1.0"]),
     ("SumBackward0", lambda a, b: mg.sum([a, b]), ["= a + b = 7.0", "→ b: 1.0 × 1 = 1.0"]),
-    ("DotBackward0", lambda a, b: mg.dot([a], [b], 1.0), ["= a·b + const = 11.0", "→ a: 1.0 × b (5.0) = 5.0",
+    ("DotBackward0", lambda a, b: mg.dot([a], [b], 1.0), ["= a·b + 1.0 = 11.0", "→ a: 1.0 × b (5.0) = 5.0",
                                                           "→ b: 1.0 × a (2.0) = 2.0"]),
     ("ToCopyBackward0", lambda a, b: a.to("float32"), ["→ a: 1.0 × 1 (rounded to a's dtype) = 1.0"]),
-    ("ZeroBackward0", _zeroed, ["= 0 (zero_) = 0.0", "→ MulBackward0#1: 1.0 × 0 = 0.0"]),
+    ("ZeroBackward0", _zeroed, ["0 (zero_) = 0.0", "→ a·1.0: 1.0 × 0 = 0.0", "→ a: 0.0 × 1.0 = 0.0"]),
     ("SquareAndDoubleBackward", lambda a, b: SquareAndDouble.apply(a),
      ["= SquareAndDouble(a) = 8.0", "→ a: grad_input = SquareAndDouble.backward(ctx, 1.0) = 8.0"]),
 ]
@@ -135,7 +135,9 @@ def test_each_op_explains_its_local_derivative(node: str, build: Callable, expec
     with mg.trace() as t:
         a = mg.Value(2.0, requires_grad=True, label="a")
         b = mg.Value(5.0, requires_grad=True, label="b")
-        build(a, b).backward()
+        y = build(a, b)
+        y.label = "y"
+        y.backward()
     text = t.narrate(color=False)
     assert node in text
     for piece in expected:
@@ -153,6 +155,22 @@ def test_relu_at_a_negative_input_explains_the_zero() -> None:
     assert "→ a: 1.0 × 0 (since a ≤ 0) = 0.0" in t.narrate(color=False)
 
 
+def test_formulas_read_as_on_paper_negative_numbers_and_looser_operands_in_parentheses() -> None:
+    with mg.trace() as t:
+        x = mg.Value(-0.07657, requires_grad=True, label="x")
+        c = mg.Value(2.0, requires_grad=True, label="c")
+        y = ((x - 1.0) ** 2) * (c + x) / -2.0
+        y.backward()
+    lines = t.narrate(color=False).splitlines()
+    assert lines[:3] == [
+        "backward pass 1 from v1 = -1.11463 (DivBackward0), seed gradient 1.0",  # too long to be a name
+        "step 1   DivBackward0     v1 = (x − 1.0)^2·(c + x) / (-2.0) = -1.11463   upstream 1.0",
+        "        → (x − 1.0)^2·(c + x): 1.0 × 1/(-2.0) = -0.5",
+    ]
+    assert "        → c + x: -0.5 × (x − 1.0)^2 (1.159) = -0.579501" in lines
+    assert "        → x − 1.0: -0.961715 × 2·(x − 1.0)^1 (2·(-1.07657)^1) = 2.07071" in lines
+
+
 def test_hooks_retain_grad_and_dropped_gradients_are_narrated() -> None:
     with mg.trace() as t:
         x = mg.Value(2.0, requires_grad=True, label="x")
@@ -162,10 +180,10 @@ def test_hooks_retain_grad_and_dropped_gradients_are_narrated() -> None:
         y.register_hook(lambda g: g * 10)
         y.backward()
     lines = t.narrate(color=False).splitlines()
-    assert lines[1:5] == [
-        "step 1   SubBackward0     y = x − const = 1.0   upstream 10.0",
+    assert lines[1:5] == [  # what the hook did comes before the step that receives its gradient
         "        hook <lambda> on y's gradient: 1.0 → 10.0",
         "        retain_grad     y.grad: None → 10.0",
+        "step 1   SubBackward0     y = x − 1.0 = 1.0   upstream 10.0",
         "        → x: 10.0 × 1 = 10.0",
     ]
     assert lines[5] == "        → const: 10.0 × (−1) = -10.0   (needs no gradient: dropped)"
@@ -182,6 +200,9 @@ def test_many_inputs_are_elided() -> None:
     assert "= x0 + x1 + … + x9 (10 terms) = 45.0" in text
     assert "→ each of its 10 inputs: 1.0 × 1 = 1.0" in text
     assert "→ … 14 more inputs …" in text  # dot has 20 inputs: 10 weights, 10 numbers
+    with mg.trace() as t:
+        mg.dot(xs[:3], [1.0, 2.0, 3.0], 0.5).backward()  # 7 inputs: 5 shown, one left out, the last
+    assert "→ … 1 more input …" in t.narrate(color=False)
     assert text.count("AccumulateGrad  x") == 20 and text.count("AccumulateGrad  y") == 12  # 15 writes: 12 shown
     assert "… (more .grad writes at this step: see the pass's summary)" in text
 
@@ -207,14 +228,54 @@ def test_colour_on_a_terminal_none_when_piped_or_no_color(monkeypatch: pytest.Mo
     assert "\x1b[" in t.narrate()
 
 
-def test_every_narration_line_is_logged_at_info(caplog: pytest.LogCaptureFixture) -> None:
-    t = block2_trace()
+def test_narration_is_logged_live_as_the_backward_runs(caplog: pytest.LogCaptureFixture) -> None:
+    """INFO: one line per pass, per visit and per .grad write, while the backward runs; DEBUG: the details."""
+    seen_during_backward: list[int] = []
     with caplog.at_level(logging.INFO, logger="micrograd2.trace"):
-        text = t.narrate(color=True)
-    logged = [r.getMessage() for r in caplog.records if r.name == "micrograd2.trace"]
-    assert logged == BLOCK2_STEPS.splitlines()
-    assert all(r.levelno == logging.INFO for r in caplog.records)
-    assert text.count("\n") + 1 == len(logged)
+        with mg.trace() as t:
+            x = mg.Value(2.0, requires_grad=True, label="x[0]")
+            w = mg.Value(4.0, requires_grad=True, label="w[0]")
+            y = x * w
+            y.register_hook(lambda g: seen_during_backward.append(len(caplog.records)))
+            b = mg.Value(3.0, requires_grad=True, label="b")
+            mg.sum([y, b * 5.0]).backward()
+        assert seen_during_backward == [4]  # the pass, steps 1 and 2 and b.grad were logged already
+    logged = [(r.levelno, r.getMessage()) for r in caplog.records if r.name == "micrograd2.trace"]
+    assert logged == [
+        (logging.INFO, "backward pass 1 from x[0]·w[0] + b·5.0 = 23.0 (SumBackward0), seed gradient 1.0"),
+        (logging.INFO, "step 1   SumBackward0     x[0]·w[0] + b·5.0 = 23.0   upstream 1.0"),
+        (logging.INFO, "step 2   MulBackward0     b·5.0 = 15.0   upstream 1.0"),
+        (logging.INFO, "        AccumulateGrad  b.grad: None → 5.0"),
+        (logging.INFO, "        hook <lambda> on x[0]·w[0]'s gradient: 1.0 → 1.0"),
+        (logging.INFO, "step 3   MulBackward0     x[0]·w[0] = 8.0   upstream 1.0"),
+        (logging.INFO, "        AccumulateGrad  x[0].grad: None → 4.0"),
+        (logging.INFO, "        AccumulateGrad  w[0].grad: None → 2.0"),
+        (logging.INFO, "pass 1 done: 3 steps; b.grad = 5.0, x[0].grad = 4.0, w[0].grad = 2.0"),
+    ]
+    caplog.clear()
+    t.narrate()
+    assert caplog.records == []  # narrate() returns the text; the lines were logged as they happened
+
+
+def test_debug_logging_adds_gradients_and_nested_tracers_log_once(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.DEBUG, logger="micrograd2.trace"):
+        with mg.trace(), mg.trace():
+            x = mg.Value(3.0, requires_grad=True, label="x")
+            (x * 2.0).backward()
+    logged = [(r.levelno, r.getMessage()) for r in caplog.records]
+    assert logged[0] == (logging.DEBUG, "forward  x·2.0 = 6.0   (MulBackward0)")
+    assert (logging.DEBUG, "        → x: 1.0 × 2.0 = 2.0") in logged
+    assert len([m for _, m in logged if m.startswith("step 1")]) == 1
+
+
+def test_no_logging_without_a_tracer_or_below_info(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.DEBUG, logger="micrograd2.trace"):
+        x = mg.Value(3.0, requires_grad=True)
+        (x * 2.0).backward()
+    with caplog.at_level(logging.WARNING, logger="micrograd2.trace"):
+        with mg.trace():
+            (x * 2.0).backward()
+    assert caplog.records == []
 
 
 def test_lines_are_tagged_with_their_step() -> None:

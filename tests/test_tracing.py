@@ -62,14 +62,14 @@ def test_block2_events_exactly() -> None:
     assert [summary(e) for e in t.events] == [
         ("forward", "MulBackward0#1", (("x[0]", 2.0), ("w[0]", 4.0)), 8.0),
         ("forward", "MulBackward0#2", (("x[1]", 3.0), ("w[1]", 5.0)), 15.0),
-        ("forward", "SumBackward0#1", (("MulBackward0#1", 8.0), ("MulBackward0#2", 15.0)), 23.0),
-        ("backward", 1, 1, "SumBackward0#1", "z", 23.0, 1.0, (("MulBackward0#1", 1.0), ("MulBackward0#2", 1.0))),
+        ("forward", "SumBackward0#1", (("x[0]·w[0]", 8.0), ("x[1]·w[1]", 15.0)), 23.0),
+        ("backward", 1, 1, "SumBackward0#1", "z", 23.0, 1.0, (("x[0]·w[0]", 1.0), ("x[1]·w[1]", 1.0))),
         # the Mul created last is visited first (priority on creation order, as PyTorch's engine)
-        ("backward", 2, 1, "MulBackward0#2", "MulBackward0#2", 15.0, 1.0, (("x[1]", 5.0), ("w[1]", 3.0))),
+        ("backward", 2, 1, "MulBackward0#2", "x[1]·w[1]", 15.0, 1.0, (("x[1]", 5.0), ("w[1]", 3.0))),
         ("free", 2, 1, "MulBackward0#2", {"w[1]": 5.0, "x[1]": 3.0}),
         ("accumulate", 2, 1, "x[1]", None, 5.0),
         ("accumulate", 2, 1, "w[1]", None, 3.0),
-        ("backward", 3, 1, "MulBackward0#1", "MulBackward0#1", 8.0, 1.0, (("x[0]", 4.0), ("w[0]", 2.0))),
+        ("backward", 3, 1, "MulBackward0#1", "x[0]·w[0]", 8.0, 1.0, (("x[0]", 4.0), ("w[0]", 2.0))),
         ("free", 3, 1, "MulBackward0#1", {"w[0]": 4.0, "x[0]": 2.0}),
         ("accumulate", 3, 1, "x[0]", None, 4.0),
         ("accumulate", 3, 1, "w[0]", None, 2.0),
@@ -112,7 +112,7 @@ def test_block5_custom_function() -> None:
         y.backward()
     assert [summary(e) for e in t.events] == [
         ("forward", "SquareAndDoubleBackward#1", (("x", 3.0),), 18.0),
-        ("backward", 1, 1, "SquareAndDoubleBackward#1", "SquareAndDoubleBackward#1", 18.0, 1.0, (("x", 12.0),)),
+        ("backward", 1, 1, "SquareAndDoubleBackward#1", "SquareAndDouble(x)", 18.0, 1.0, (("x", 12.0),)),
         ("free", 1, 1, "SquareAndDoubleBackward#1", {"x": 3.0}),
         ("accumulate", 1, 1, "x", None, 12.0),
     ]
@@ -121,7 +121,7 @@ def test_block5_custom_function() -> None:
 
 
 # -- names ------------------------------------------------------------------------------------------
-def test_unlabelled_values_are_named_after_their_node_leaves_and_numbers() -> None:
+def test_values_are_named_by_their_expression_nodes_by_their_class() -> None:
     with mg.trace() as t:
         a, b = mg.Value(1.0, requires_grad=True), mg.Value(2.0, requires_grad=True)
         c = a * b
@@ -129,10 +129,28 @@ def test_unlabelled_values_are_named_after_their_node_leaves_and_numbers() -> No
         d.backward()
     forward = [e for e in t.events if e.kind == "forward"]
     assert forward[0].inputs == (("leaf#1", 1.0), ("leaf#2", 2.0))
-    assert forward[1].inputs == (("MulBackward0#1", 2.0), ("const", 3.0))
+    assert (forward[0].node_id, forward[0].label) == ("MulBackward0#1", "leaf#1·leaf#2")
+    assert forward[1].inputs == (("leaf#1·leaf#2", 2.0), ("const", 3.0))
+    assert (forward[1].node_id, forward[1].label) == ("MulBackward0#2", "leaf#1·leaf#2·3.0")
     assert forward[1].input_ids == ("MulBackward0#1", None)
     visit = t.backward_events()[0]
-    assert visit.grad_inputs == (("MulBackward0#1", 3.0), ("const", None))
+    assert visit.grad_inputs == (("leaf#1·leaf#2", 3.0), ("const", None))
+    assert t.passes[0].roots == (("leaf#1·leaf#2·3.0", 6.0),)
+
+
+def test_a_value_whose_expression_is_long_gets_a_counter() -> None:
+    with mg.trace() as t:
+        xs = [mg.Value(float(i), requires_grad=True, label=f"x{i}") for i in range(4)]
+        s = mg.sum(xs)  # x0 + x1 + x2 + x3: short
+        h = (s * s).tanh()  # tanh((x0 + x1 + x2 + x3)·(x0 + x1 + x2 + x3)): long
+        out = h + 1.0
+        with mg.no_grad():
+            u = xs[0] * 2.0  # not recorded: still named by its expression
+        out.backward()
+    labels = [e.label for e in t.events if e.kind == "forward"]
+    assert labels == ["x0 + x1 + x2 + x3", "v1", "tanh(v1)", "tanh(v1) + 1.0", "x0·2.0"]
+    assert t.name_of(u) == "x0·2.0" and t.name_of(s) == "x0 + x1 + x2 + x3"
+    assert t.node_id(s.grad_fn) == "SumBackward0#1"
 
 
 def test_a_label_given_after_the_op_is_used_from_then_on() -> None:
@@ -142,7 +160,7 @@ def test_a_label_given_after_the_op_is_used_from_then_on() -> None:
         L = e.exp()
         e.label = "e"
         L.backward()
-    assert t.events[1].inputs == (("MulBackward0#1", 4.0),)  # when exp ran, e had no label yet
+    assert t.events[1].inputs == (("a·a", 4.0),)  # when exp ran, e had no label yet
     assert t.backward_events()[0].grad_inputs[0][0] == "e"  # at backward time it has one
     assert t.backward_events()[1].label == "e"
 
@@ -171,7 +189,7 @@ def test_hooks_and_retain_grad_carry_the_step_of_their_visit() -> None:
         z.backward()
     kinds = [(e.kind, e.step, e.label) for e in t.events if e.kind != "forward"]
     assert kinds == [
-        ("backward", 1, "AddBackward0#1"),
+        ("backward", 1, "y + 1.0"),
         ("hook", 2, "y"),  # y's hooks run on its gradient before MulBackward0 runs: they get its step
         ("accumulate", 2, "y"),
         ("backward", 2, "y"),
@@ -201,8 +219,8 @@ def test_retain_graph_keeps_saved_values_and_frees_nothing() -> None:
         y.backward()
     frees = [e for e in t.events if e.kind == "free"]
     assert [(e.step, e.pass_no) for e in frees] == [(2, 2)]
-    assert frees[0].saved == (("ExpBackward0#1", math.exp(2.0)),)
-    assert [e.saved for e in t.backward_events()] == [(("ExpBackward0#1", math.exp(2.0)),)] * 2
+    assert frees[0].saved == (("exp(x)", math.exp(2.0)),)
+    assert [e.saved for e in t.backward_events()] == [(("exp(x)", math.exp(2.0)),)] * 2
 
 
 def test_graph_built_before_the_trace_is_still_named() -> None:
@@ -265,7 +283,8 @@ def test_tracer_holds_graphs_only_weakly() -> None:
         del x, y
         gc.collect()
     assert node() is None and leaf() is None
-    assert len(t._records) == 0 and len(t._ids) == 0
+    names = t.names
+    assert len(names.records) == len(names.ids) == len(names.values) == len(names.others) == 0
 
 
 def test_a_failing_tracer_warns_and_the_computation_goes_on(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -309,9 +328,9 @@ def test_to_json_is_one_object_per_event_with_numbers() -> None:
     objs = [json.loads(line) for line in lines]
     assert objs[3] == {
         "kind": "backward", "step": 1, "pass_no": 1, "node": "SumBackward0", "node_id": "SumBackward0#1",
-        "label": "z", "op": "Sum", "output": 23.0, "inputs": [["MulBackward0#1", 8.0], ["MulBackward0#2", 15.0]],
+        "label": "z", "op": "Sum", "output": 23.0, "inputs": [["x[0]·w[0]", 8.0], ["x[1]·w[1]", 15.0]],
         "input_ids": ["MulBackward0#1", "MulBackward0#2"], "grad_output": 1.0,
-        "grad_inputs": [["MulBackward0#1", 1.0], ["MulBackward0#2", 1.0]],
+        "grad_inputs": [["x[0]·w[0]", 1.0], ["x[1]·w[1]", 1.0]],
     }
     acc = objs[6]
     assert (acc["kind"], acc["label"], acc["old"], acc["new"], acc["leaf"]) == ("accumulate", "x[1]", None, 5.0, True)
@@ -370,7 +389,7 @@ def test_a_tracer_started_during_a_backward_pass_records_what_it_can() -> None:
     (y + 1.0).backward()
     t.__exit__(None, None, None)
     # the walk decided at its start that nobody listened: only hooks and .grad writes are still announced
-    assert [(e.kind, e.pass_no, e.label) for e in t.events] == [("hook", 1, "MulBackward0#1"), ("accumulate", 1, "x")]
+    assert [(e.kind, e.pass_no, e.label) for e in t.events] == [("hook", 1, "v1"), ("accumulate", 1, "x")]
     assert t.errors == [] and len(t.passes) == 1 and t.passes[0].roots == ()
     assert "backward pass 1 (begun before the trace started)" in t.narrate(color=False)
     assert not events.listening

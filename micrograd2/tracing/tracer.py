@@ -2,17 +2,22 @@
 
 While a ``Tracer`` is active it listens to ``micrograd2.autograd.events`` (the
 core's hook point) and turns each announcement into a ``TraceEvent``: names
-instead of objects, value snapshots instead of Values.  It names what it sees
-once and for all: a node ``MulBackward0#3`` (the third ``MulBackward0`` of the
-trace), an unlabelled leaf ``leaf#2``, a number ``const``; a Value's own
-``label`` always wins.  Nodes and Values are only ever held weakly, so tracing
-never keeps a graph alive.
+instead of objects, value snapshots instead of Values.  Names come from
+``names.Names``: a node ``MulBackward0#3``, a Value its label, else its short
+expression (``x[1]·w[1]``) or ``v7``, an unlabelled leaf ``leaf#2``, a number
+``const``.  Nodes and Values are only ever held weakly, so tracing never keeps
+a graph alive.
+
+While it records, the first active tracer also narrates each event as it
+happens on the ``micrograd2.trace`` logger (``narrate.LiveNarration``), when
+that logger is enabled for INFO.
 
 With no tracer active the core pays one global read per op and per backward
 pass (``events.listening``); see ``benchmarks/bench_trace.py``.
 """
 from __future__ import annotations
 
+import logging
 import warnings
 import weakref
 from types import TracebackType
@@ -21,74 +26,15 @@ from typing import Any, Callable
 from ..autograd import events
 from ..autograd.node import VARIABLE_TYPES, AccumulateGrad, Node, SavedOutput, SavedVariable
 from ..autograd.variable import Variable
+from .formulas import forward_formula
+from .names import CONST, IdentityMap, Names, NodeRecord
+from .narrate import LiveNarration, logger
 from .records import Pass, TraceEvent
 from .values import snapshot
 
-CONST = "const"  # the name of an input that is a plain number
+__all__ = ["CONST", "IdentityMap", "NodeRecord", "Tracer", "trace"]
 
-
-class _Ref(weakref.ref):  # type: ignore[type-arg]
-    """A weak reference that remembers its key in an ``IdentityMap``."""
-
-    __slots__ = ("key",)
-    key: int
-
-
-class IdentityMap:
-    """A dict keyed by object identity that holds its keys weakly (an entry goes when its key dies).
-
-    Faster than ``weakref.WeakKeyDictionary`` for lookups (no weak reference made
-    per lookup) and safe for keys whose ``==`` is elementwise (Tensors).
-    """
-
-    def __init__(self) -> None:
-        self._entries: dict[int, tuple[_Ref, Any]] = {}
-
-    def get(self, obj: Any, default: Any = None) -> Any:
-        entry = self._entries.get(id(obj))
-        return entry[1] if entry is not None and entry[0]() is obj else default
-
-    def __setitem__(self, obj: Any, value: Any) -> None:
-        ref = _Ref(obj, self._gone)
-        ref.key = id(obj)
-        self._entries[ref.key] = (ref, value)
-
-    def pop(self, obj: Any, default: Any = None) -> Any:
-        entry = self._entries.get(id(obj))
-        if entry is None or entry[0]() is not obj:
-            return default
-        del self._entries[id(obj)]
-        return entry[1]
-
-    def setdefault(self, obj: Any, default: Any) -> Any:
-        found = self.get(obj, _MISSING)
-        if found is _MISSING:
-            self[obj] = found = default
-        return found
-
-    def __len__(self) -> int:
-        return len(self._entries)
-
-    def _gone(self, ref: Any) -> None:
-        entry = self._entries.get(ref.key)
-        if entry is not None and entry[0] is ref:
-            del self._entries[ref.key]
-
-
-_MISSING = object()
-
-
-class NodeRecord:
-    """What the forward event taught us about a node: its inputs and its output."""
-
-    __slots__ = ("op", "output", "output_ref", "input_refs", "input_names", "input_values", "input_ids")
-
-    def __init__(self, op: str, output: Any, output_ref: Any, input_refs: tuple[Any, ...],
-                 input_names: tuple[str, ...], input_values: tuple[Any, ...],
-                 input_ids: tuple[str | None, ...]) -> None:
-        self.op, self.output, self.output_ref = op, output, output_ref
-        self.input_refs, self.input_names, self.input_values = input_refs, input_names, input_values
-        self.input_ids = input_ids
+_narrating: list[Tracer] = []  # the active tracer that logs its narration (one, so nested ones don't repeat it)
 
 
 class _PassState:
@@ -124,10 +70,8 @@ class Tracer:
         self.active = False
         self._cleared = 0  # events removed by clear(): absolute index = list index + this
         self._step = 0
-        self._counters: dict[str, int] = {}
-        self._ids = IdentityMap()  # node -> "MulBackward0#3"
-        self._records = IdentityMap()  # node -> NodeRecord
-        self._leaf_names = IdentityMap()  # unlabelled leaf -> "leaf#2"
+        self.names = Names()  # nodes' and values' names, and what the trace learnt of each node
+        self._live: LiveNarration | None = None  # narrates on the logger while this tracer is the one that logs
         self._pending = IdentityMap()  # node -> indices of events waiting for its step
         self._core_passes: dict[int, _PassState] = {}
         self._open: list[_PassState] = []
@@ -140,6 +84,9 @@ class Tracer:
                 "What to do: use one `with` block per tracer, or make a second tracer with mg.trace()."
             )
         self.active = True
+        if not _narrating:
+            _narrating.append(self)
+            self._live = LiveNarration(self.passes)
         events.subscribe(self._listen)
         return self
 
@@ -147,6 +94,9 @@ class Tracer:
                  tb: TracebackType | None) -> None:
         events.unsubscribe(self._listen)
         self.active = False
+        if self in _narrating:
+            _narrating.remove(self)
+        self._live = None
 
     def clear(self) -> None:
         """Forget the events recorded so far (names and step numbers carry on)."""
@@ -156,40 +106,23 @@ class Tracer:
     # -- names ----------------------------------------------------------------------------------
     def node_id(self, node: Node) -> str:
         """This node's name in the trace, ``MulBackward0#3``, given on first sight."""
-        name = self._ids.get(node)
-        if name is None:
-            name = self._ids[node] = self._number(node.name())
-        return name
+        return self.names.node_id(node)
 
     def name_of(self, x: Any) -> str:
-        """How the trace names ``x``: its label, else its node's id, ``leaf#k``, or ``const``."""
-        if not isinstance(x, Variable):
-            return CONST
-        if x.label:
-            return str(x.label)
-        if x.grad_fn is not None:
-            return self.node_id(x.grad_fn)
-        name = self._leaf_names.get(x)
-        if name is None:
-            name = self._leaf_names[x] = self._number("leaf")
-        return name
+        """How the trace names ``x``: its label, else its expression or ``v7``, ``leaf#k``, or ``const``."""
+        return self.names.name_of(x)
 
     def known_id(self, node: Node) -> str | None:
         """This node's name in the trace, or ``None`` if the trace never saw it."""
-        return self._ids.get(node)
+        return self.names.ids.get(node)
 
     def record_of(self, node: Node) -> NodeRecord | None:
-        """What the forward event of ``node`` recorded (inputs' names and values, output), if seen."""
-        return self._records.get(node)
+        """What the trace learnt of ``node``'s forward op (inputs' names and values, output), if anything."""
+        return self.names.records.get(node)
 
     def output_name(self, node: Node) -> str:
-        """The name of the Value ``node`` made: its label if it still has one, else the node's id."""
-        return self._output_name(node, self._records.get(node))
-
-    def _number(self, base: str) -> str:
-        k = self._counters.get(base, 0) + 1
-        self._counters[base] = k
-        return f"{base}#{k}"
+        """The name of the Value ``node`` made: its label if it still has one, else its value name."""
+        return self.names.output_name(node)
 
     def _input_name(self, x: Any, nxt: Node | None, fallback: str) -> str:
         """Name input ``x`` (or, once it is gone, the node ``nxt`` its gradient goes to)."""
@@ -202,7 +135,7 @@ class Tracer:
             if leaf is not None:
                 return self.name_of(leaf)
             return fallback if fallback != CONST else self.node_id(nxt)
-        return self.node_id(nxt)  # the node that made this input, as it was when the op ran
+        return self.names.value_name(nxt)  # the Value that node made, as it was when the op ran
 
     def _input_names(self, node: Node, record: NodeRecord | None) -> tuple[str, ...]:
         if record is None:
@@ -212,14 +145,10 @@ class Tracer:
             for ref, nxt, fallback in zip(record.input_refs, node._next, record.input_names)
         )
 
-    def _output_name(self, node: Node, record: NodeRecord | None) -> str:
-        out = record.output_ref() if record is not None and record.output_ref is not None else None
-        return str(out.label) if out is not None and out.label else self.node_id(node)
-
     def _ids_of(self, node: Node) -> tuple[str | None, ...]:
         return tuple(None if n is None else self.node_id(n) for n in node._next)
 
-    def _saved_of(self, node: Node) -> tuple[tuple[str | None, Any], ...]:
+    def _saved_of(self, node: Node, output_name: str | None = None) -> tuple[tuple[str | None, Any], ...]:
         saved = node._saved
         if not saved or not isinstance(saved, tuple):  # nothing saved, or already freed
             return ()
@@ -230,7 +159,8 @@ class Tracer:
             elif type(item) is SavedVariable:
                 out.append((self.name_of(item.variable), snapshot(item.variable.data)))
             elif type(item) is SavedOutput:
-                out.append((self._output_name(node, self._records.get(node)), snapshot(item.data)))
+                name = self.names.output_name(node) if output_name is None else output_name
+                out.append((name, snapshot(item.data)))
             elif item is not None:
                 out.append((None, snapshot(item)))
         return tuple(out)
@@ -249,6 +179,8 @@ class Tracer:
             self.errors.append(f"{kind}: {exc!r}")
 
     def _append(self, event: TraceEvent) -> int:
+        if self._live is not None and logger.isEnabledFor(logging.INFO):
+            self._live.add(event)
         if len(self.events) >= self.max_events:
             self.dropped += 1
             return -1
@@ -266,19 +198,23 @@ class Tracer:
         out = snapshot(output)
         if node is None:  # not recorded: no input requires grad, or grad mode is off
             names = tuple(self.name_of(x) for x in inputs)
-            self._append(TraceEvent("forward", node=_node_name(fn), label=self.name_of(output), op=fn.__name__,
-                                    output=out,
-                                    inputs=tuple(zip(names, values)), input_ids=(None,) * len(inputs)))
+            ev = TraceEvent("forward", node=_node_name(fn), op=fn.__name__, output=out,
+                            inputs=tuple(zip(names, values)), input_ids=(None,) * len(inputs))
+            ev.label = self.names.name_result(output, forward_formula(ev))
+            self._append(ev)
             return
-        nid = self.node_id(node)
         names = tuple(self._input_name(x if isinstance(x, Variable) else None, nxt, CONST)
                       for x, nxt in zip(inputs, node._next))
-        refs = tuple(weakref.ref(x) if isinstance(x, Variable) else None for x in inputs)
         ids = self._ids_of(node)
-        self._records[node] = NodeRecord(fn.__name__, out, weakref.ref(output), refs, names, values, ids)
-        self._append(TraceEvent("forward", node=node.name(), node_id=nid, label=self.name_of(output),
-                                op=fn.__name__, output=out, inputs=tuple(zip(names, values)),
-                                input_ids=ids, saved=self._saved_of(node)))
+        saved = self._saved_of(node, output_name="")  # the output's name is known once its formula is
+        ev = TraceEvent("forward", node=node.name(), node_id=self.node_id(node), op=fn.__name__, output=out,
+                        inputs=tuple(zip(names, values)), input_ids=ids, saved=saved)
+        refs = tuple(weakref.ref(x) if isinstance(x, Variable) else None for x in inputs)
+        self.names.records[node] = NodeRecord(fn.__name__, out, weakref.ref(output), refs, names, values, ids,
+                                              forward_formula(ev))
+        ev.label = self.name_of(output)
+        ev.saved = tuple((ev.label if name == "" else name, v) for name, v in saved)
+        self._append(ev)
 
     def _on_backward_start(self, roots: tuple[Any, ...], grads: tuple[Any, ...], pass_no: int) -> None:
         starts = [r.grad_fn or r._accumulator for r in roots]
@@ -318,6 +254,8 @@ class Tracer:
         if state in self._open:
             self._open.remove(state)
         state.record.finished = not failed
+        if self._live is not None:
+            self._live.end_pass(state.record.pass_no)
         if self.on_pass_end is not None:
             self.on_pass_end(self, state.record)
 
@@ -325,12 +263,12 @@ class Tracer:
         state = self._state(pass_no)
         self._step += 1
         step = self._step
-        record = self._records.get(node)
+        record = self.names.records.get(node)
         names = self._input_names(node, record)
         op = record.op if record is not None else getattr(getattr(node, "_fn", None), "__name__", None)
         self._append(TraceEvent(
             "backward", step=step, pass_no=state.record.pass_no, node=node.name(), node_id=self.node_id(node),
-            label=self._output_name(node, record), op=op,
+            label=self.names.output_name(node), op=op,
             output=record.output if record is not None else None,
             inputs=tuple(zip(names, record.input_values)) if record is not None else (),
             input_ids=record.input_ids if record is not None else self._ids_of(node),
@@ -348,7 +286,7 @@ class Tracer:
         state = self._state()
         step = state.last_step if state.last_node is node else None  # None: freed without a visit
         self._append(TraceEvent("free", step=step, pass_no=state.record.pass_no, node=node.name(),
-                                node_id=self.node_id(node), label=self._output_name(node, self._records.get(node)),
+                                node_id=self.node_id(node), label=self.names.output_name(node),
                                 saved=self._saved_of(node)))
 
     def _on_accumulate(self, node: Node, variable: Any, old: Any, new: Any) -> None:
@@ -365,7 +303,7 @@ class Tracer:
     def _on_hook(self, node: Node, variable: Any, hook: Any, before: Any, after: Any) -> None:
         state = self._state()
         on_leaf = type(node) is AccumulateGrad
-        label = self.name_of(variable) if variable is not None else self._output_name(node, self._records.get(node))
+        label = self.name_of(variable) if variable is not None else self.names.output_name(node)
         event = TraceEvent("hook", step=state.last_step if on_leaf else None, pass_no=state.record.pass_no,
                            node=node.name(), node_id=self.node_id(node), label=label,
                            before=snapshot(before), after=snapshot(after),
