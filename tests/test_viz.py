@@ -77,8 +77,8 @@ def test_autograd_view_of_block1() -> None:
     edges = graph_edges(edges)
     assert graph_part(nodes) == {
         "SumBackward0#1": {"label": "SumBackward0\\nz", "fillcolor": GRAD_FN},
-        "MulBackward0#1": {"label": "MulBackward0", "fillcolor": GRAD_FN},
-        "MulBackward0#2": {"label": "MulBackward0", "fillcolor": GRAD_FN},
+        "MulBackward0#1": {"label": "MulBackward0\\nx[0]·w[0]", "fillcolor": GRAD_FN},  # the node, the value it made
+        "MulBackward0#2": {"label": "MulBackward0\\nx[1]·w[1]", "fillcolor": GRAD_FN},
         **{f"AccumulateGrad#{i}": {"label": "AccumulateGrad", "fillcolor": GRAD_FN} for i in range(1, 5)},
         "x[0]": {"label": "x[0]\\ndata 2.0\\ngrad None", "fillcolor": LEAF},
         "w[0]": {"label": "w[0]\\ndata 4.0\\ngrad None", "fillcolor": LEAF},
@@ -100,12 +100,22 @@ def test_legend_cluster_has_the_fixed_colours() -> None:
     g = mg.draw(block1()["z"], view="value")
     assert "subgraph cluster_legend {" in g.source
     nodes, edges = parse(g.source)
-    legend = {k: v["fillcolor"] for k, v in nodes.items() if k.startswith("legend ")}
-    assert [(a, b) for a, b, e in edges if e.get("style") == "invis"] == [
-        ("legend leaf", "legend constant"), ("legend constant", "legend grad_fn"), ("legend grad_fn", "legend saved"),
-        ("legend saved", "legend output"), ("legend output", "legend value")]
-    assert legend == {"legend leaf": LEAF, "legend constant": CONSTANT, "legend grad_fn": GRAD_FN,
-                      "legend saved": SAVED, "legend output": OUTPUT, "legend value": VALUE}
+    legend = {k: v["fillcolor"] for k, v in nodes.items() if k.startswith("legend ") and k != "legend arrows"}
+    assert [(a, b) for a, b, e in edges if e.get("style") == "invis"] == [  # only the kinds drawn, then the arrows
+        ("legend leaf", "legend grad_fn"), ("legend grad_fn", "legend output"), ("legend output", "legend value"),
+        ("legend value", "legend arrows")]
+    assert legend == {"legend leaf": LEAF, "legend grad_fn": GRAD_FN, "legend output": OUTPUT, "legend value": VALUE}
+    assert nodes["legend arrows"]["label"] == "arrows: forward, input → op"
+    with mg.trace() as t:
+        x = mg.Value(2.0, requires_grad=True, label="x")
+        y = (x * 3.0).exp()
+        y.backward()
+    saved, _ = parse(mg.draw(y, view="value", trace=t, show_saved=True).source)
+    assert {k for k in saved if k.startswith("legend ")} == {
+        "legend leaf", "legend constant", "legend grad_fn", "legend output", "legend value", "legend arrows"}
+    saved, _ = parse(mg.draw(y, show_saved=True).source)
+    assert {k for k in saved if k.startswith("legend ")} == {
+        "legend leaf", "legend grad_fn", "legend saved", "legend output", "legend arrows"}
     assert (LEAF, CONSTANT, GRAD_FN, SAVED, OUTPUT) == ("lightblue", "lightyellow", "lightgrey", "orange",
                                                         "darkolivegreen1")
     documented = sys.modules["micrograd2.viz.dot"].__doc__ or ""
@@ -119,10 +129,10 @@ def test_inputs_that_need_no_grad_are_omitted() -> None:
     y = x * c * 3.0
     nodes, edges = parse(mg.draw(y).source)
     edges = graph_edges(edges)
-    assert sorted(graph_part(nodes)) == ["AccumulateGrad#1", "MulBackward0#1", "MulBackward0#2", "output", "x"]
+    assert sorted(graph_part(nodes)) == ["AccumulateGrad#1", "MulBackward0#1", "MulBackward0#2", "v2", "x"]
     assert sorted((a, b) for a, b, _ in edges) == [("AccumulateGrad#1", "MulBackward0#1"),
                                                    ("MulBackward0#1", "MulBackward0#2"),
-                                                   ("MulBackward0#2", "output"), ("x", "AccumulateGrad#1")]
+                                                   ("MulBackward0#2", "v2"), ("x", "AccumulateGrad#1")]
 
 
 def test_show_saved_draws_saved_values_then_says_they_were_freed() -> None:
@@ -164,7 +174,7 @@ def test_value_view_without_a_trace_knows_leaves_root_and_saved_outputs() -> Non
     nodes, edges = parse(mg.draw(e, view="value").source)
     part = graph_part(nodes)
     assert part["AccumulateGrad#1"] == {"label": "{ a | data 2.0 | grad None }", "shape": "record", "fillcolor": LEAF}
-    assert part["MulBackward0#1"]["label"] == "{ MulBackward0#1 | data ? | grad — }"  # not saved: unknown
+    assert part["MulBackward0#1"]["label"] == "{ v1 | data ? | grad — }"  # a value of its own; not saved: unknown
     assert part["ExpBackward0#1"]["label"] == "{ e | data 403.429 | grad — }"
     assert part["ExpBackward0#1"]["fillcolor"] == OUTPUT
     assert part["MulBackward0#1 op"] == {"label": "*", "shape": "ellipse", "fillcolor": GRAD_FN}
@@ -179,7 +189,7 @@ def test_value_view_with_a_trace_shows_every_value_constants_and_grads() -> None
         e.backward()
     nodes, edges = parse(mg.draw(e, view="value", trace=t).source)
     part = graph_part(nodes)
-    assert part["MulBackward0#1"]["label"] == "{ MulBackward0#1 | data 6.0 | grad 403.429 }"
+    assert part["MulBackward0#1"]["label"] == "{ a·3.0 | data 6.0 | grad 403.429 }"
     assert part["MulBackward0#1 input 1"] == {"label": "{ const | data 3.0 }", "shape": "record",
                                               "fillcolor": CONSTANT}
     assert part["AccumulateGrad#1"]["label"] == "{ a | data 2.0 | grad 1210.29 }"
@@ -197,16 +207,48 @@ def test_highlight_marks_the_visited_node_its_gradients_and_grads_so_far() -> No
     red = {(a, b_): e["label"] for a, b_, e in edges if e.get("color") == "red"}
     assert red == {("AccumulateGrad#3", "MulBackward0#2"): "grad 5.0",
                    ("AccumulateGrad#4", "MulBackward0#2"): "grad 3.0"}
+    # a backward step: every arrow points the way gradients flow (the edges keep their ends, so the layout stays)
+    assert all(e.get("dir") == "back" for a, _, e in graph_edges(edges) if e.get("style") != "dashed")
+    assert nodes["legend arrows"]["label"] == "arrows: gradients, output → leaves"
     # step 2 filled x[1] and w[1]; x[0] and w[0] are filled at step 3
     assert nodes["x[1]"]["label"].endswith("grad 5.0") and nodes["w[1]"]["label"].endswith("grad 3.0")
     assert nodes["x[0]"]["label"].endswith("grad None") and nodes["w[0]"]["label"].endswith("grad None")
     assert nodes["legend step"]["label"] == "visited at step 2"
     assert 'label="step 2 (pass 1): MulBackward0 MulBackward0#2"' in mg.draw(b["z"], trace=t, highlight=2).source
     value_nodes, _ = parse(mg.draw(b["z"], view="value", trace=t, highlight=1).source)
-    assert value_nodes["MulBackward0#1"]["label"] == "{ MulBackward0#1 | data 8.0 | grad 1.0 (so far) }"
+    assert value_nodes["MulBackward0#1"]["label"] == "{ x[0]·w[0] | data 8.0 | grad 1.0 (so far) }"
     assert value_nodes["SumBackward0#1 op"]["color"] == "red"
     with pytest.raises(ValueError, match="step 9 is not in this trace"):
         mg.draw(b["z"], trace=t, highlight=9)
+
+
+@needs_dot
+def test_in_a_backward_step_the_red_arrow_points_from_the_node_to_the_input() -> None:
+    """Rendered: the arrowhead of 'grad 5.0' is at x[1]'s AccumulateGrad, not at MulBackward0#2."""
+    from micrograd2.viz import svg
+
+    with mg.trace() as t:
+        b = block1()
+        b["z"].backward()
+    picture = svg(mg.draw(b["z"], trace=t, highlight=2))
+    assert picture is not None
+
+    def centre(title: str) -> tuple[float, float]:
+        group = re.search(rf"<title>{re.escape(title)}</title>(.*?)</g>", picture, re.S)
+        assert group, title
+        numbers = [float(v) for v in re.findall(r"-?\d+(?:\.\d+)?", re.search(r'points="([^"]+)"', group.group(1))
+                                                  .group(1))] if "points=" in group.group(1) else [
+            float(v) for v in re.search(r'cx="([-\d.]+)" cy="([-\d.]+)"', group.group(1)).groups()]
+        xs, ys = numbers[0::2], numbers[1::2]
+        return sum(xs) / len(xs), sum(ys) / len(ys)
+
+    head = centre("AccumulateGrad#3&#45;&gt;MulBackward0#2")  # the edge's arrowhead polygon
+    to_input, to_node = centre("AccumulateGrad#3"), centre("MulBackward0#2")
+
+    def distance(p: tuple[float, float], q: tuple[float, float]) -> float:
+        return ((p[0] - q[0]) ** 2 + (p[1] - q[1]) ** 2) ** 0.5
+
+    assert distance(head, to_input) < distance(head, to_node)
 
 
 def test_highlight_shows_grads_accumulated_in_earlier_passes() -> None:

@@ -11,7 +11,11 @@ Colours are fixed, and every diagram carries them in a legend cluster:
 * a **red** outline and red edges — with ``trace=t, highlight=k``: the node visited at
   step ``k`` and the edges its gradients travel, labelled with those gradients
 
-Edges point the way the forward pass went (input → op).  ``view="autograd"``
+The legend lists only the kinds the diagram shows, and says which way arrows
+point: the way the forward pass went (input → op), except in a diagram of a
+backward step (``highlight=k``), where they point the way gradients flow, from
+the output towards the leaves (the layout stays the same: edges keep their
+ends and are drawn with ``dir=back``).  ``view="autograd"``
 draws what torchviz draws for PyTorch: one box per ``grad_fn`` with its name,
 ``AccumulateGrad`` to each leaf, inputs that need no gradient left out.
 ``view="value"`` draws micrograd's picture: every Value (label | data | grad)
@@ -42,7 +46,9 @@ LEGEND = (
     ("grad_fn", "grad_fn node", GRAD_FN),
     ("saved", "saved for backward", SAVED),
     ("output", "output", OUTPUT),
+    ("value", "intermediate value", VALUE),
 )
+ARROWS = {"forward": "arrows: forward, input → op", "backward": "arrows: gradients, output → leaves"}
 VIEWS = ("autograd", "value")
 RANKDIRS = ("LR", "TB", "RL", "BT")
 
@@ -91,11 +97,12 @@ def digraph(sk: Skeleton, view: str = "autograd", rankdir: str = "LR", pr: Progr
                          edge_attr={"fontname": "Helvetica", "fontsize": "10"})
     if sk.too_large:
         _summary(g, sk)
-    elif view == "autograd":
-        _AutogradView(g, sk, pr).draw()
+        kinds, backward = {"output"}, False
     else:
-        _ValueView(g, sk, pr).draw()
-    _legend(g, view, pr)
+        drawn = (_AutogradView if view == "autograd" else _ValueView)(g, sk, pr)
+        drawn.draw()
+        kinds, backward = drawn.kinds, bool(drawn.flow)
+    _legend(g, kinds, backward, pr)
     if pr is not None and pr.event is not None:
         ev = pr.event
         where = "" if pr.current in sk.nodes or sk.too_large else " (not in this graph)"
@@ -119,6 +126,18 @@ class _View:
     def __init__(self, g: graphviz.Digraph, sk: Skeleton, pr: Progress | None) -> None:
         self.g, self.sk, self.pr = g, sk, pr
         self.used: set[str] = set(sk.nodes)
+        self.kinds: set[str] = set()  # the legend's kinds drawn
+        # a backward step's diagram: arrows the way gradients flow (same layout: dir=back keeps the ends)
+        self.flow = {"dir": "back"} if pr is not None and pr.event is not None else {}
+
+    def box(self, name: str, label: str, kind: str, **attrs: str) -> None:
+        """A node coloured as ``kind`` of the legend."""
+        self.kinds.add(kind)
+        self.g.node(name, label, fillcolor=_COLOURS[kind], **attrs)
+
+    def link(self, src: str, dst: str) -> None:
+        """An edge src → dst of the graph (in the forward direction; see ``flow``)."""
+        self.g.edge(src, dst, **self.flow)
 
     def unique(self, base: str) -> str:
         name, k = base, 1
@@ -152,9 +171,9 @@ class _View:
         pr = self.pr
         if pr is not None and pr.current == into and target is not None and target in pr.flows:
             g = format_value(pr.flows[target])
-            self.g.edge(src, dst, label=f"grad {g}", color=HIGHLIGHT, fontcolor=HIGHLIGHT, penwidth="2")
+            self.g.edge(src, dst, label=f"grad {g}", color=HIGHLIGHT, fontcolor=HIGHLIGHT, penwidth="2", **self.flow)
         else:
-            self.g.edge(src, dst)
+            self.link(src, dst)
 
 
 class _AutogradView(_View):
@@ -162,14 +181,14 @@ class _AutogradView(_View):
         sk, g = self.sk, self.g
         for node in sk.nodes.values():
             if node.is_leaf:
-                g.node(node.id, "AccumulateGrad", fillcolor=GRAD_FN, **self.node_attrs(node.id))
+                self.box(node.id, "AccumulateGrad", "grad_fn", **self.node_attrs(node.id))
                 var = self.unique(node.label)
-                color = OUTPUT if node.id == sk.root_id else LEAF
-                g.node(var, _lines(node.label, f"data {self.data(node)}", f"grad {self.grad(node)}"), fillcolor=color)
-                g.edge(var, node.id)
+                kind = "output" if node.id == sk.root_id else "leaf"
+                self.box(var, _lines(node.label, f"data {self.data(node)}", f"grad {self.grad(node)}"), kind)
+                self.link(var, node.id)
                 continue
             text = _lines(node.name) if node.label in (node.id, "") else _lines(node.name, node.label)
-            g.node(node.id, text, fillcolor=GRAD_FN, **self.node_attrs(node.id))
+            self.box(node.id, text, "grad_fn", **self.node_attrs(node.id))
             for inp in node.inputs:
                 if inp.id is not None and inp.id in sk.nodes:
                     self.edge(inp.id, node.id, inp.id, node.id)
@@ -177,25 +196,25 @@ class _AutogradView(_View):
         if sk.root_id is not None and sk.root_id in sk.nodes and not sk.nodes[sk.root_id].is_leaf:
             out = self.unique(sk.root_label if sk.root_label != sk.root_id else "output")
             root = sk.nodes[sk.root_id]
-            g.node(out, _lines(sk.root_label, f"data {format_value(sk.root_data)}", f"grad {self.grad(root)}"),
-                   fillcolor=OUTPUT)
-            g.edge(sk.root_id, out)
+            self.box(out, _lines(sk.root_label, f"data {format_value(sk.root_data)}", f"grad {self.grad(root)}"),
+                     "output")
+            self.link(sk.root_id, out)
         elif sk.root_id is None:  # a Value outside any graph
-            g.node(self.unique(sk.root_label), _lines(sk.root_label, f"data {format_value(sk.root_data)}"),
-                   fillcolor=OUTPUT)
+            self.box(self.unique(sk.root_label), _lines(sk.root_label, f"data {format_value(sk.root_data)}"),
+                     "output")
 
     def saved(self, node: SNode) -> None:
         if node.saved is None:
             return
         if node.saved is FREED or isinstance(node.saved, str):
             box = self.unique(f"{node.id} saved")
-            self.g.node(box, "saved values freed", fillcolor=SAVED, style="filled,dashed")
+            self.box(box, "saved values freed", "saved", style="filled,dashed")
             self.g.edge(box, node.id, style="dashed", arrowhead="none")
             return
         for j, (name, value) in enumerate(node.saved):
             box = self.unique(f"{node.id} saved {j}")
             text = _lines(format_value(value)) if name is None else _lines(name, format_value(value))
-            self.g.node(box, text, fillcolor=SAVED)
+            self.box(box, text, "saved")
             self.g.edge(box, node.id, style="dashed", arrowhead="none")
 
 
@@ -203,23 +222,22 @@ class _ValueView(_View):
     def draw(self) -> None:
         sk, g = self.sk, self.g
         for node in sk.nodes.values():
-            color = OUTPUT if node.id == sk.root_id else LEAF if node.is_leaf else VALUE
-            g.node(node.id, _record(node.label, f"data {self.data(node)}", f"grad {self.grad(node)}"),
-                   shape="record", fillcolor=color)
+            kind = "output" if node.id == sk.root_id else "leaf" if node.is_leaf else "value"
+            self.box(node.id, _record(node.label, f"data {self.data(node)}", f"grad {self.grad(node)}"), kind,
+                     shape="record")
             if node.is_leaf:
                 continue
             op = self.unique(f"{node.id} op")
-            g.node(op, _lines(SYMBOLS.get(node.name, node.name.replace("Backward", ""))), shape="ellipse",
-                   fillcolor=GRAD_FN, **self.node_attrs(node.id))
-            g.edge(op, node.id)
+            self.box(op, _lines(SYMBOLS.get(node.name, node.name.replace("Backward", ""))), "grad_fn",
+                     shape="ellipse", **self.node_attrs(node.id))
+            self.link(op, node.id)
             for i, inp in enumerate(node.inputs):
                 if inp.id is not None and inp.id in sk.nodes:
                     self.edge(inp.id, op, inp.id, node.id)
                 elif inp.id is None and inp.value is not None:  # known from a trace: draw the constant
                     const = self.unique(f"{node.id} input {i}")
-                    g.node(const, _record(inp.name, f"data {format_value(inp.value)}"), shape="record",
-                           fillcolor=CONSTANT)
-                    g.edge(const, op)
+                    self.box(const, _record(inp.name, f"data {format_value(inp.value)}"), "constant", shape="record")
+                    self.link(const, op)
 
 
 def _summary(g: graphviz.Digraph, sk: Skeleton) -> None:
@@ -233,19 +251,24 @@ def _summary(g: graphviz.Digraph, sk: Skeleton) -> None:
     g.edge("summary", "output", style="dashed")
 
 
-def _legend(g: graphviz.Digraph, view: str, pr: Progress | None) -> None:
+def _legend(g: graphviz.Digraph, kinds: set[str], backward: bool, pr: Progress | None) -> None:
+    """The legend: the kinds drawn (in ``LEGEND``'s order), the step visited, and which way arrows point."""
     with g.subgraph(name="cluster_legend") as c:
         c.attr(label="legend", fontsize="10", style="rounded", color="grey")
-        entries = list(LEGEND)
-        if view == "value":
-            entries.append(("value", "intermediate value", VALUE))
         names = []
-        for key, text, color in entries:
-            names.append(f"legend {key}")
-            c.node(names[-1], text, fillcolor=color, fontsize="9", height="0.3")
+        for key, text, color in LEGEND:
+            if key in kinds:
+                names.append(f"legend {key}")
+                c.node(names[-1], text, fillcolor=color, fontsize="9", height="0.3")
         if pr is not None and pr.current is not None:
             names.append("legend step")
             c.node(names[-1], f"visited at step {pr.step}", fillcolor=GRAD_FN, color=HIGHLIGHT,
                    penwidth="3", fontsize="9", height="0.3")
+        names.append("legend arrows")
+        c.node(names[-1], ARROWS["backward" if backward else "forward"], shape="plaintext", style="",
+               fontsize="9", height="0.3")
         for a, b in zip(names, names[1:]):  # one row (a column with rankdir=TB), beside the graph
             c.edge(a, b, style="invis")
+
+
+_COLOURS = {key: color for key, _, color in LEGEND}

@@ -26,9 +26,12 @@ from typing import TYPE_CHECKING, Any
 
 from ..autograd.node import FREED, VARIABLE_TYPES, AccumulateGrad, Node, SavedOutput, SavedVariable
 from ..autograd.variable import Variable
+from ..tracing.formulas import forward_formula
+from ..tracing.names import Names, NodeRecord
+from ..tracing.records import TraceEvent
 
 if TYPE_CHECKING:
-    from ..tracing import TraceEvent, Tracer
+    from ..tracing import Tracer
 
 MAX_NODES = 500  # larger graphs are summarized, not drawn
 COUNT_LIMIT = 100_000  # a summary stops counting here
@@ -49,7 +52,7 @@ class SNode:
 
     id: str
     name: str  # MulBackward0, AccumulateGrad
-    label: str  # the Value's name: its label, MulBackward0#2, leaf#1
+    label: str  # the Value's name: its label, its expression (x[1]·w[1]) or v3, leaf#1
     data: Any = None  # None: unknown
     grad: Any = None
     inputs: list[SInput] = field(default_factory=list)
@@ -102,12 +105,21 @@ def _collect(start: Node | None) -> tuple[list[Node], int, bool, Counter[str]]:
 
 
 class _Namer:
-    """Ids and names for a live graph: the tracer's where it has them, else numbered by creation order."""
+    """Ids and names for a live graph: the tracer's where it has them, else given here.
+
+    Nodes the tracer never saw are numbered by creation order (``MulBackward0#2``);
+    the Values they made are named as a trace names them (``tracing.names``): by
+    their short expression, built here from their inputs' names in creation
+    order (inputs first), else by a counter (``v3``).
+    """
 
     def __init__(self, nodes: list[Node], tracer: Tracer | None) -> None:
         self.tracer = tracer
         self.ids: dict[Node, str] = {}
         self.leaves: dict[int, str] = {}
+        self.local = Names()  # names of the Values the tracer knows nothing of
+        if tracer is not None:  # carry on the trace's counter: no two Values named v3
+            self.local.counters["v"] = tracer.names.counters.get("v", 0)
         taken: set[str] = set()
         unknown = []
         for node in nodes:
@@ -128,16 +140,45 @@ class _Namer:
             self.ids[node] = candidate
             taken.add(candidate)
         leaf_count = 0
-        for node in sorted((n for n in nodes if type(n) is AccumulateGrad), key=lambda n: n._seq):
-            leaf = node.variable
-            if leaf is not None and not leaf.label and tracer is None:
-                leaf_count += 1
-                self.leaves[id(leaf)] = f"leaf#{leaf_count}"
+        for node in sorted(nodes, key=lambda n: n._seq):  # inputs before the ops that use them
+            if type(node) is AccumulateGrad:
+                leaf = node.variable
+                if leaf is not None and not leaf.label and tracer is None:
+                    leaf_count += 1
+                    self.leaves[id(leaf)] = f"leaf#{leaf_count}"
+            elif tracer is None or tracer.record_of(node) is None:
+                self.local.records[node] = NodeRecord(None, None, None, (), (), (), (), self._formula(node))
+                self.local.value_name(node)  # named now: counters go up in creation order
+
+    def _formula(self, node: Node) -> str | None:
+        """The node's forward formula from its inputs' names, or ``None`` if an input is not in the graph."""
+        if any(nxt is None for nxt in node._next):  # a number, or a Value that needs no grad: unknown here
+            return None
+        saved = node.saved if isinstance(getattr(node, "saved", None), tuple) else ()
+        if node.name() in NEEDS_SAVED and len(saved) < 2:  # the exponent or base was freed
+            return None
+        ev = TraceEvent("forward", node=node.name(), op=getattr(getattr(node, "_fn", None), "__name__", None),
+                        inputs=tuple((self.edge_name(nxt), None) for nxt in node._next if nxt is not None),
+                        saved=tuple((None, v) for v in saved))
+        return forward_formula(ev)
+
+    def edge_name(self, nxt: Node) -> str:
+        """The name of the Value whose gradient goes to ``nxt``: a leaf, or the Value ``nxt`` made."""
+        if type(nxt) is AccumulateGrad:
+            leaf = nxt.variable
+            return self.name(leaf) if leaf is not None else self.ids[nxt]
+        return self.value(nxt)
+
+    def value(self, node: Node) -> str:
+        """The name of the Value ``node`` made."""
+        if self.tracer is not None and self.tracer.record_of(node) is not None:
+            return self.tracer.output_name(node)
+        return self.local.value_name(node)
 
     def name(self, x: Any) -> str:
-        """A Value's name in the diagram: its label, its node's id, ``leaf#k``, or ``const``."""
+        """A Value's name in the diagram: its label, its expression or ``v3``, ``leaf#k``, or ``const``."""
         if isinstance(x, Variable) and not x.label and x.grad_fn is not None and x.grad_fn in self.ids:
-            return self.ids[x.grad_fn]
+            return self.value(x.grad_fn)
         if self.tracer is not None:
             return self.tracer.name_of(x)
         if not isinstance(x, Variable):
@@ -145,6 +186,9 @@ class _Namer:
         if x.label:
             return str(x.label)
         return self.leaves.get(id(x), "leaf")
+
+
+NEEDS_SAVED = {"PowBackward0", "PowBackward2"}  # their formula reads the exponent (the base) from what was saved
 
 
 def _saved_items(node: Node, namer: _Namer, output_label: str) -> Any:
@@ -202,7 +246,7 @@ def _live_node(node: Node, namer: _Namer, tracer: Tracer | None, show_saved: boo
         return SNode(nid, "AccumulateGrad", namer.name(leaf), leaf.data, leaf._grad)
     record = tracer.record_of(node) if tracer is not None else None
     if label is None:
-        label = tracer.output_name(node) if tracer is not None else nid
+        label = namer.value(node)
     inputs = []
     for i, nxt in enumerate(node._next):
         target = None if nxt is None else namer.ids.get(nxt)
@@ -211,8 +255,7 @@ def _live_node(node: Node, namer: _Namer, tracer: Tracer | None, show_saved: boo
         elif nxt is None:
             inputs.append(SInput(None, "const"))
         else:
-            leaf = nxt.variable if type(nxt) is AccumulateGrad else None
-            inputs.append(SInput(target, namer.name(leaf) if leaf is not None else namer.ids[nxt]))
+            inputs.append(SInput(target, namer.edge_name(nxt)))
     data = record.output if record is not None else _saved_output(node)
     saved = _saved_items(node, namer, label) if show_saved else None
     return SNode(nid, node.name(), label, data, None, inputs, saved)
