@@ -178,7 +178,7 @@ class _View:
 
 class _AutogradView(_View):
     def draw(self) -> None:
-        sk, g = self.sk, self.g
+        sk = self.sk
         for node in sk.nodes.values():
             if node.is_leaf:
                 self.box(node.id, "AccumulateGrad", "grad_fn", **self.node_attrs(node.id))
@@ -220,7 +220,7 @@ class _AutogradView(_View):
 
 class _ValueView(_View):
     def draw(self) -> None:
-        sk, g = self.sk, self.g
+        sk = self.sk
         for node in sk.nodes.values():
             kind = "output" if node.id == sk.root_id else "leaf" if node.is_leaf else "value"
             self.box(node.id, _record(node.label, f"data {self.data(node)}", f"grad {self.grad(node)}"), kind,

@@ -154,7 +154,8 @@ class _Namer:
         """The node's forward formula from its inputs' names, or ``None`` if an input is not in the graph."""
         if any(nxt is None for nxt in node._next):  # a number, or a Value that needs no grad: unknown here
             return None
-        saved = node.saved if isinstance(getattr(node, "saved", None), tuple) else ()
+        saved = getattr(node, "saved", None)  # BackwardNode.saved: what it keeps (FREED after backward)
+        saved = saved if isinstance(saved, tuple) else ()
         if node.name() in NEEDS_SAVED and len(saved) < 2:  # the exponent or base was freed
             return None
         ev = TraceEvent("forward", node=node.name(), op=getattr(getattr(node, "_fn", None), "__name__", None),
