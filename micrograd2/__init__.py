@@ -11,12 +11,14 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from . import autograd
+from . import _checkout, autograd
 from .autograd import Function, enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .autograd.anomaly import detect_anomaly, set_detect_anomaly
 from .scalar import Value, dot, sum
 
 __version__ = "0.1.0"
+
+_checkout.add_lessons_finder()  # only in a source checkout that is not installed
 
 # public name -> (module, attribute or None for the module itself), imported when first used
 _LAZY = {

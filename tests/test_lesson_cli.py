@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sys
 from pathlib import Path
-from types import SimpleNamespace
-from typing import Any
 
 import click
 import pytest
@@ -44,7 +43,20 @@ def test_run_narrates_the_lesson_and_exits_0() -> None:
 def test_no_trace_drops_the_narration() -> None:
     result = cli("run", "3", "--no-trace", "--no-color")
     assert result.exit_code == 0
-    assert "What autograd did" not in result.output and "✓ Lesson 3: all" in result.output
+    assert "What autograd did" not in result.output and "; all pass." in result.output
+
+
+def test_a_script_lesson_shows_each_cells_source_then_output_then_narration() -> None:
+    result = cli("run", "3", "--no-color")
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert out.lstrip().startswith("Lesson 3: Gradients accumulate")
+    source = out.index("  │ for i in range(3):")
+    printed = out.index("after backward 1: x.grad = 3.0", source)
+    narrated = out.index("What autograd did (the tracer's narration):", printed)
+    assert out.index("AccumulateGrad  x.grad: 3.0 → 6.0", narrated) > narrated
+    assert "  ┆ for i in range(3):" in out  # the article's code, quoted in prose
+    assert re.search(r"✓ Lesson 3: \d+ checks: .*; all pass\.", out)
 
 
 def test_verbosity_is_checked_by_click() -> None:
@@ -60,7 +72,7 @@ def test_a_lesson_that_does_not_exist_is_a_usage_error_listing_the_valid_numbers
     errors = [line for line in result.output.splitlines() if line.startswith("Error:")]
     assert len(errors) == 1
     assert "choose one of 1, 2, 3, 4, 5, 6, 7, 8" in errors[0]
-    assert ("or all" in errors[0]) == (args[0] == "run")
+    assert ("all or a lesson file PATH.py" in errors[0]) == (args[0] == "run")
     assert "Traceback (most recent call last)" not in result.output
 
 
@@ -127,14 +139,42 @@ def test_html_writes_the_step_through_page_of_the_main_backward_pass(tmp_path: P
 
 def test_html_of_a_lesson_without_backward_says_so(tmp_path: Path) -> None:
     result = cli("run", "1", "--html", str(tmp_path / "p.html"))
-    assert result.exit_code == 0 and "no backward pass to step through" in result.output
+    assert result.exit_code == 0 and "runs no backward pass, so there is nothing to step through" in result.output
+    assert not (tmp_path / "p.html").exists()
+
+
+def test_html_of_a_script_lesson_steps_through_its_backward_passes(tmp_path: Path) -> None:
+    target = tmp_path / "steps.html"
+    result = cli("run", "3", "--no-trace", "--html", str(target))
+    assert result.exit_code == 0, result.output
+    page = target.read_text()
+    assert page.count('class="frame"') >= 10 and "AccumulateGrad" in page
+
+
+@pytest.mark.skipif(not HAS_DOT, reason="needs Graphviz's dot")
+def test_graph_of_a_script_lesson_draws_its_shown_graph(tmp_path: Path) -> None:
+    target = tmp_path / "g.svg"
+    result = cli("run", "3", "--no-trace", "--graph", str(target))
+    assert result.exit_code == 0, result.output
+    assert "<svg" in target.read_text() and "MeanBackward0" in target.read_text()
+
+
+def test_json_of_a_script_lesson_is_events_checks_and_a_lesson_record() -> None:
+    result = stdout_only("run", "3", "--json")
+    assert result.exit_code == 0
+    records = [json.loads(line) for line in result.stdout.splitlines()]
+    assert {"backward", "accumulate", "check"} <= {r["kind"] for r in records}
+    assert all(r["lesson"] == 3 for r in records)
+    last = records[-1]
+    assert last["kind"] == "lesson" and last["ok"] and last["checks"] == sum(r["kind"] == "check" for r in records)
 
 
 def test_run_all_numbers_the_files_of_each_lesson(tmp_path: Path) -> None:
     result = cli("run", "all", "--no-trace", "--no-color", "--graph", str(tmp_path / "g.dot"))
     assert result.exit_code == 0, result.output
     assert sorted(p.name for p in tmp_path.iterdir()) == [f"g-{n:02d}.dot" for n in range(1, 9)]
-    assert all(f"✓ Lesson {n}: all" in result.output for n in range(1, 9))
+    last = result.output.rstrip().splitlines()[-1]
+    assert re.fullmatch(r"All 8 lessons: \d+ checks: .*; all pass\.", last), last
 
 
 def test_show_prints_the_lesson_source() -> None:
@@ -143,36 +183,58 @@ def test_show_prints_the_lesson_source() -> None:
     assert result.output == (ROOT / "lessons" / "05_custom_function.py").read_text(encoding="utf-8")
 
 
-def fake_lesson(run: Any) -> SimpleNamespace:
-    return SimpleNamespace(NUMBER=2, TITLE="fake", GOAL="", run=run)
+def test_run_path_runs_a_students_own_script(tmp_path: Path) -> None:
+    script = tmp_path / "mine.py"
+    script.write_text(MINE, encoding="utf-8")
+    result = cli("run", str(script), "--no-color")
+    assert result.exit_code == 0, result.output
+    assert "  │ z.backward()" in result.output and "What autograd did" in result.output
+    assert "✓ x.grad: 3.0" in result.output and "✓ mine.py: 1 checks:" in result.output
 
 
-def test_a_lesson_whose_check_fails_exits_1_with_a_message(monkeypatch: pytest.MonkeyPatch) -> None:
-    def run(out: Any) -> Any:
-        out.lesson(2, "fake", "")
-        out.check("B. x.grad", 0.0, None, torch="None")
-        return out.done()
+MINE = """# %%
+import micrograd2 as mg
+from micrograd2.lessons.tools import check
 
-    monkeypatch.setattr(lesson_command, "load", lambda n: fake_lesson(run) if n == 2 else _real_load(n))
-    result = cli("run", "2", "--no-color")
+x = mg.Value(2.0, requires_grad=True)
+z = x * 3
+z.backward()
+check("x.grad", x.grad, 3.0)
+"""
+
+
+def test_a_script_whose_check_fails_exits_1_with_a_message(tmp_path: Path) -> None:
+    script = tmp_path / "mine.py"
+    script.write_text(MINE.replace('x.grad, 3.0', 'x.grad, 4.0'), encoding="utf-8")
+    result = cli("run", str(script), "--no-color")
     assert result.exit_code == 1
-    assert "Error: lesson 2: 1 of 1 checks differ from PyTorch (first: B. x.grad: got 0.0, expected None)" \
-        in result.output
+    assert "Error: mine.py: 1 of 1 checks fail (first: x.grad: got 3.0, expected 4.0)" in result.output
     assert "Traceback (most recent call last)" not in result.output
 
 
-def test_a_lesson_that_crashes_exits_1_with_one_line_not_a_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
-    def run(out: Any) -> Any:
-        raise ValueError("something broke\nsecond line")
-
-    monkeypatch.setattr(lesson_command, "load", lambda n: fake_lesson(run) if n == 2 else _real_load(n))
-    result = cli("run", "2")
+def test_a_script_that_crashes_exits_1_with_its_own_lines_only(tmp_path: Path) -> None:
+    script = tmp_path / "mine.py"
+    script.write_text(MINE + "raise ValueError('something broke\\nsecond line')\n", encoding="utf-8")
+    result = cli("run", str(script))
     assert result.exit_code == 1
-    assert "Error: lesson 2 stopped: ValueError: something broke (at test_lesson_cli.py:" in result.output
-    assert "Traceback (most recent call last)" not in result.output and "second line" not in result.output
+    assert "Error: mine.py stopped: ValueError: something broke (at mine.py, line 9)" in result.output
+    assert f'File "{script.resolve()}", line 9, in <module>' in result.output
+    assert "micrograd2/commands" not in result.output
 
 
-_real_load = lesson_command.load
+def test_run_path_of_a_file_that_does_not_exist_is_a_usage_error() -> None:
+    result = cli("run", "no-such-lesson.py")
+    assert result.exit_code == 2 and "there is no file 'no-such-lesson.py'" in result.output
+
+
+def test_notebook_writes_the_lesson_as_ipynb(tmp_path: Path) -> None:
+    pytest.importorskip("jupytext")
+    result = cli("notebook", "3", "-o", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    notebook = json.loads((tmp_path / "03_accumulation.ipynb").read_text())
+    kinds = [c["cell_type"] for c in notebook["cells"]]
+    assert kinds[:3] == ["code", "markdown", "code"] and "narrate_cells()" in "".join(notebook["cells"][0]["source"])
+    assert notebook["metadata"]["kernelspec"]["name"] == "python3"
 
 
 def test_completion_offers_the_lesson_numbers_and_all() -> None:

@@ -1,53 +1,47 @@
-"""``micrograd2 lesson``: list, run and show the lessons (the article's experiments, narrated).
+"""``micrograd2 lesson``: list, run, show the lessons (the article's experiments, narrated), or write notebooks.
 
-The lessons are the modules ``NN_name.py`` of the package ``micrograd2.lessons``
-(the ``lessons/`` folder, mapped into the package at install time), found with
-``pkgutil`` so they work after a plain install; in a source checkout run with
-``PYTHONPATH=.`` the folder next to ``micrograd2/`` is loaded under the same name.
-Each defines ``NUMBER``, ``TITLE``, ``GOAL`` and ``run(out: Story) -> LessonResult``.
+The lessons are the files ``NN_name.py`` of the package ``micrograd2.lessons``
+(the ``lessons/`` folder, mapped into the package at install time; in a source
+checkout ``micrograd2._checkout`` maps it the same way).  Each is a percent-format
+script (``# %%`` cells) whose first prose cell reads ``# Lesson N: Title`` and then
+its goal; ``lesson_cells`` runs it cell by cell.  A lesson not yet converted (a
+module with ``NUMBER``, ``TITLE``, ``GOAL`` and ``run(out)``) runs through its old kit.
 """
 from __future__ import annotations
 
 import contextlib
 import importlib
-import importlib.util
 import json
 import pkgutil
 import re
 import sys
 import traceback
 import warnings
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Iterator
 
 import click
 
+from ..tracing.narrate import VERBOSITIES, use_color
+from .lesson_cells import Header, Printer, header, is_script, run_script
+
 PACKAGE = "micrograd2.lessons"
 LESSON_FILE = re.compile(r"^(\d\d)_\w+$")
-VERBOSITIES = ("summary", "steps", "full")
 GRAPH_SUFFIXES = (".svg", ".png", ".pdf", ".dot", ".gv")
 
 
 # -- finding the lessons ---------------------------------------------------------------------------------
 def lessons_package() -> ModuleType:
-    """``micrograd2.lessons``, installed or (in a source checkout) loaded from ``lessons/``."""
+    """``micrograd2.lessons`` (installed, or the checkout's ``lessons/`` folder)."""
     try:
         return importlib.import_module(PACKAGE)
     except ModuleNotFoundError as exc:
         if exc.name != PACKAGE:
             raise
-    import micrograd2
-
-    folder = Path(micrograd2.__file__).resolve().parent.parent / "lessons"
-    spec = importlib.util.spec_from_file_location(PACKAGE, folder / "__init__.py",
-                                                  submodule_search_locations=[str(folder)])
-    if spec is None or spec.loader is None or not (folder / "__init__.py").is_file():
-        raise click.ClickException("the lessons are not installed: reinstall micrograd2 (pip install micrograd2)")
-    package = importlib.util.module_from_spec(spec)
-    sys.modules[PACKAGE] = package
-    spec.loader.exec_module(package)
-    return package
+        raise click.ClickException(
+            "the lessons are not installed: reinstall micrograd2 (pip install micrograd2)") from None
 
 
 def lesson_names() -> dict[int, str]:
@@ -61,26 +55,34 @@ def lesson_names() -> dict[int, str]:
     return dict(sorted(found.items()))
 
 
+def path_of(number: int) -> Path:
+    """The file of lesson ``number``."""
+    return Path(lessons_package().__path__[0]) / f"{lesson_names()[number]}.py"
+
+
 def load(number: int) -> ModuleType:
-    """The lesson module with this number."""
+    """The module of a lesson not yet converted to a script (importing a script would run it)."""
     lessons_package()
     return importlib.import_module(f"{PACKAGE}.{lesson_names()[number]}")
 
 
 def source(number: int) -> str:
     """The text of lesson ``number``'s file."""
+    return path_of(number).read_text(encoding="utf-8")
+
+
+def info(number: int) -> Header:
+    """Lesson ``number``'s number, title and goal."""
+    text = source(number)
+    if is_script(text):
+        return header(text, lesson_names()[number])
     module = load(number)
-    try:
-        from importlib.resources import files
-
-        return files(lessons_package()).joinpath(f"{lesson_names()[number]}.py").read_text(encoding="utf-8")
-    except (OSError, TypeError, ModuleNotFoundError):
-        return Path(module.__file__ or "").read_text(encoding="utf-8")
+    return Header(module.NUMBER, module.TITLE, module.GOAL)
 
 
-# -- the argument N | all --------------------------------------------------------------------------------
+# -- the argument N | all | PATH.py -----------------------------------------------------------------------
 class LessonNumber(click.ParamType):
-    """A lesson number, or ``all`` (where allowed); anything else lists the valid numbers."""
+    """A lesson number, or ``all`` and a script's path (where allowed); anything else lists the valid numbers."""
 
     name = "N"
 
@@ -88,13 +90,18 @@ class LessonNumber(click.ParamType):
         self.allow_all = allow_all
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        if isinstance(value, int) or (self.allow_all and value == "all"):
+        if isinstance(value, (int, Path)) or (self.allow_all and value == "all"):
             return value
-        numbers = lesson_names()
         text = str(value).strip()
+        if self.allow_all and text.endswith(".py"):
+            path = Path(text)
+            if not path.is_file():
+                self.fail(f"there is no file {text!r}", param, ctx)
+            return path
+        numbers = lesson_names()
         if text.isdigit() and int(text) in numbers:
             return int(text)
-        valid = ", ".join(str(n) for n in numbers) + (" or all" if self.allow_all else "")
+        valid = ", ".join(str(n) for n in numbers) + (", all or a lesson file PATH.py" if self.allow_all else "")
         self.fail(f"there is no lesson {value!r}; choose one of {valid}", param, ctx)
 
     def shell_complete(self, ctx: click.Context, param: click.Parameter,
@@ -115,19 +122,56 @@ def command() -> None:
 def list_lessons() -> None:
     """Number, title and one-line goal of each lesson."""
     for number in lesson_names():
-        module = load(number)
-        click.echo(f"{number:>2}  {module.TITLE:<34} {module.GOAL}")
+        about = info(number)
+        click.echo(f"{number:>2}  {about.title:<34} {about.goal}")
 
 
 @command.command()
 @click.argument("number", type=LessonNumber(allow_all=False))
 def show(number: int) -> None:
-    """Print lesson N's source, to read along."""
+    """Print lesson N's file: a script to run (python FILE.py) or to copy and edit."""
     click.echo(source(number), nl=False)
 
 
 @command.command()
-@click.argument("which", metavar="N|all", type=LessonNumber(allow_all=True))
+@click.argument("number", type=LessonNumber(allow_all=False))
+@click.option("-o", "--output-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
+              show_default=True, help="The folder to write NN_name.ipynb into.")
+def notebook(number: int, output_dir: Path) -> None:
+    """Write lesson N as a Jupyter notebook, NN_name.ipynb (needs: pip install 'micrograd2[notebook]')."""
+    from .lesson_notebook import write_notebook
+
+    text = source(number)
+    if not is_script(text):
+        raise click.ClickException(f"lesson {number} is not a percent-format script yet: it can't become a notebook")
+    written = write_notebook(text, output_dir / f"{lesson_names()[number]}.ipynb")
+    click.echo(f"wrote {written}")
+
+
+@dataclass
+class Options:
+    """How ``lesson run`` runs and shows a lesson."""
+
+    verbosity: str = "steps"
+    trace: bool = True
+    json: bool = False
+    color: bool = False
+    graph: Path | None = None
+    html: Path | None = None
+
+
+@dataclass
+class Ran:
+    """One lesson's run: its name, its checks, what stopped it (if anything) and the PyTorch it used."""
+
+    name: str
+    checks: list[Any] = field(default_factory=list)
+    problem: str | None = None
+    torch_version: str | None = None
+
+
+@command.command()
+@click.argument("which", metavar="N|all|PATH.py", type=LessonNumber(allow_all=True))
 @click.option("--verbosity", type=click.Choice(VERBOSITIES), default="steps", show_default=True,
               help="How much of each backward pass the tracer narrates.")
 @click.option("--no-trace", is_flag=True, help="Don't narrate the backward passes.")
@@ -135,76 +179,124 @@ def show(number: int) -> None:
 @click.option("--graph", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the lesson's graph (.svg, .png, .pdf; .dot without Graphviz).")
 @click.option("--html", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write a step-through page of the lesson's main backward pass.")
+              help="Write a step-through page of the lesson's backward passes.")
 @click.option("--no-color", is_flag=True, help="Plain text, no ANSI colours.")
-def run(which: int | str, verbosity: str, no_trace: bool, as_json: bool, graph: Path | None,
+def run(which: int | str | Path, verbosity: str, no_trace: bool, as_json: bool, graph: Path | None,
         html: Path | None, no_color: bool) -> None:
-    """Run lesson N, or all of them, narrated.
+    """Run lesson N, all of them, or a lesson file of yours, cell by cell and narrated.
 
-    Each result is checked against what PyTorch gives; exit 1 if one differs.
+    Each result is checked (against PyTorch run live where it is installed); exit 1 if a check fails.
     """
     if graph is not None and graph.suffix.lower() not in GRAPH_SUFFIXES:
         raise click.BadParameter(f"the file must end in {', '.join(GRAPH_SUFFIXES)}", param_hint="--graph")
-    numbers = list(lesson_names()) if which == "all" else [int(which)]
-    problems: list[str] = []
-    for number in numbers:
-        problem = _run_one(number, verbosity, not no_trace, as_json, False if no_color else None,
-                           _numbered(graph, number, len(numbers)), _numbered(html, number, len(numbers)))
-        if problem:
-            problems.append(problem)
+    targets: list[int | Path] = list(lesson_names()) if which == "all" else [which]  # type: ignore[list-item]
+    color = use_color(False if no_color else None, sys.stdout)
+    done = []
+    for target in targets:
+        tag = target if isinstance(target, int) else None
+        options = Options(verbosity, not no_trace, as_json, color and not as_json,
+                          _numbered(graph, tag, len(targets)), _numbered(html, tag, len(targets)))
+        done.append(_run_one(target, options))
+    if len(done) > 1:
+        _overall(done, as_json)
+    problems = [r.problem for r in done if r.problem]
     if problems:
         raise click.ClickException("; ".join(problems))
 
 
-def _run_one(number: int, verbosity: str, trace: bool, as_json: bool, color: bool | None,
-             graph: Path | None, html: Path | None) -> str | None:
-    """Run one lesson; return what went wrong, or None."""
-    module = load(number)
-    kit = importlib.import_module(f"{PACKAGE}._kit")
-    out = kit.Story(verbosity=verbosity, trace=trace, json=as_json, color=color, stream=sys.stdout,
-                    record=html is not None)
-    try:
-        result = module.run(out)
-    except Exception as exc:  # a broken lesson is a failure with a message, never a traceback
-        where = _where(exc)
-        return f"lesson {number} stopped: {type(exc).__name__}: {(str(exc).splitlines() or [''])[0]}{where}"
-    sys.stdout.flush()
+def _run_one(target: int | Path, options: Options) -> Ran:
+    """Run one lesson (a script cell by cell, or an old-style module); write its graph and page."""
+    path = target if isinstance(target, Path) else path_of(target)
+    text = path.read_text(encoding="utf-8")
+    if isinstance(target, int) and not is_script(text):
+        return _run_legacy(target, options)
+    about = header(text, path.name)
+    name = f"lesson {about.number}" if isinstance(target, int) else path.name
+    ran, html_trace, session = _run_cells(path.resolve(), text, about, name, options)
+    if options.json:
+        _lesson_record(about, ran)
+    if options.graph is not None:
+        _write_graph(name, session.graph, options.graph, options.json)
+    if options.html is not None:
+        _write_html(name, html_trace, options.html, options.json)
+    return ran
+
+
+def _run_cells(path: Path, text: str, about: Header, name: str, options: Options) -> tuple[Ran, Any, Any]:
+    """Run a script lesson cell by cell in a fresh tools session; report what went wrong in ``Ran``."""
+    from ..lessons import tools
+
+    session = tools.start_session(json=options.json, color=options.color, stream=sys.stdout, strict=False,
+                                  lesson=about.number)
+    html_trace = None
+    if options.html is not None:
+        import micrograd2 as mg
+
+        html_trace = mg.trace()
+    narrator = tools.CellNarrator(options.verbosity, options.color, options.json, lesson=about.number,
+                                  extra=(html_trace,) if html_trace is not None else (), narrate=options.trace)
+    stop = run_script(path, text, narrator, Printer(sys.stdout, options.color, options.json))
+    if stop is None and session.checks and not session.summarized:
+        tools.summary(f"Lesson {about.number}" if about.number is not None else path.name)
+    ran = Ran(name, list(session.checks), None, session.torch_version)
+    if stop is not None:
+        if stop.traceback:
+            click.echo(stop.traceback, err=True)
+        ran.problem = f"{name} stopped: {stop.error}"
+    elif not session.checks and name.startswith("lesson"):
+        ran.problem = f"{name} checked nothing"
+    elif session.failures:
+        first = session.failures[0]
+        ran.problem = (f"{name}: {len(session.failures)} of {len(session.checks)} checks fail "
+                       f"(first: {first.label}: got {first.got}, expected {first.expected})")
+    return ran, html_trace, session
+
+
+def _lesson_record(about: Header, ran: Ran) -> None:
+    failed = sum(not c.ok for c in ran.checks)
+    click.echo(json.dumps({"kind": "lesson", "lesson": about.number, "title": about.title,
+                           "checks": len(ran.checks), "failed": failed,
+                           "live": sum(c.against == "live" for c in ran.checks),
+                           "recorded": sum(c.against == "recorded" for c in ran.checks),
+                           "ok": ran.problem is None}))
+
+
+def _overall(done: list[Ran], as_json: bool) -> None:
+    """The one-line summary of ``run all``."""
+    from ..lessons.tools import summary_line
+
+    checks = [c for r in done for c in r.checks]
+    version = next((r.torch_version for r in done if r.torch_version), None)
+    line = summary_line(checks, version, f"All {len(done)} lessons")
     if as_json:
-        summary = {"kind": "lesson", "lesson": number, "title": result.title, "checks": len(result.checks),
-                   "failed": len(result.failures), "ok": result.ok}
-        click.echo(json.dumps(summary))
-    if graph is not None:
-        _write_graph(result, graph, as_json)
-    if html is not None:
-        _write_html(result, html, as_json)
-    if result.ok:
-        return None
-    if not result.checks:
-        return f"lesson {number} checked nothing"
-    first = result.failures[0]
-    return (f"lesson {number}: {len(result.failures)} of {len(result.checks)} checks differ from PyTorch "
-            f"(first: {first.what}: got {first.got}, expected {first.expected})")
+        click.echo(json.dumps({"kind": "summary", "lessons": len(done), "checks": len(checks),
+                               "failed": sum(not c.ok for c in checks), "text": line}))
+    else:
+        click.echo(f"\n{line}")
 
 
-def _write_graph(result: Any, path: Path, as_json: bool) -> None:
-    if result.diagram is None:
-        _tell(f"lesson {result.number} has no diagram to draw", as_json)
+def _write_graph(name: str, graph: Any, path: Path, as_json: bool) -> None:
+    if graph is None:
+        _tell(f"{name} shows no graph (show_graph), so there is none to draw", as_json)
         return
     import micrograd2 as mg
 
+    root, view = graph
+    digraph = root() if view is None else mg.draw(root, view=view)  # view None: an old-style lesson's drawing
     with _warnings_in_one_line():
-        written = mg.render(result.diagram(), str(path))
+        written = mg.render(digraph, str(path))
     _tell(f"wrote {written}", as_json)
 
 
-def _write_html(result: Any, path: Path, as_json: bool) -> None:
-    if result.main_trace is None:
-        _tell(f"lesson {result.number} has no backward pass to step through", as_json)
+def _write_html(name: str, trace: Any, path: Path, as_json: bool) -> None:
+    if trace is None or not trace.backward_events():
+        _tell(f"{name} runs no backward pass, so there is nothing to step through: no page was written "
+              f"(lesson 2 steps through the backward pass of lesson 1's graph)", as_json)
         return
     import micrograd2 as mg
 
     with _warnings_in_one_line():
-        written = mg.viz.stepper(result.main_trace, str(path))
+        written = mg.viz.stepper(trace, str(path), title=f"micrograd2 {name}: step through backward")
     _tell(f"wrote {written}", as_json)
 
 
@@ -222,11 +314,43 @@ def _tell(text: str, as_json: bool) -> None:
     click.echo(text, err=as_json)
 
 
-def _numbered(path: Path | None, number: int, count: int) -> Path | None:
+def _numbered(path: Path | None, number: int | None, count: int) -> Path | None:
     """With several lessons, one file each: ``graph.svg`` -> ``graph-02.svg``."""
-    if path is None or count == 1:
+    if path is None or count == 1 or number is None:
         return path
     return path.with_name(f"{path.stem}-{number:02d}{path.suffix}")
+
+
+# -- lessons not yet converted to scripts (lessons2 removes this with lessons/_kit.py) ----------------------
+def _run_legacy(number: int, options: Options) -> Ran:
+    """Run an old-style lesson module through ``lessons/_kit.py``; its checks count as recorded."""
+    from ..lessons.tools import Check
+
+    module = load(number)
+    kit = importlib.import_module(f"{PACKAGE}._kit")
+    out = kit.Story(verbosity=options.verbosity, trace=options.trace, json=options.json, color=options.color,
+                    stream=sys.stdout, record=options.html is not None)
+    name = f"lesson {number}"
+    try:
+        result = module.run(out)
+    except Exception as exc:  # a broken lesson is a failure with a message, never a traceback
+        return Ran(name, [], f"{name} stopped: {type(exc).__name__}: {(str(exc).splitlines() or [''])[0]}"
+                             f"{_where(exc)}")
+    sys.stdout.flush()
+    checks = [Check(c.what, c.ok, c.got, c.expected, c.torch, "recorded" if c.torch else None)
+              for c in result.checks]
+    ran = Ran(name, checks)
+    if options.json:
+        _lesson_record(Header(number, result.title, ""), ran)
+    if options.graph is not None:
+        _write_graph(name, (result.diagram, None) if result.diagram else None, options.graph, options.json)
+    if options.html is not None:
+        _write_html(name, result.main_trace, options.html, options.json)
+    if result.failures:
+        first = result.failures[0]
+        ran.problem = (f"{name}: {len(result.failures)} of {len(result.checks)} checks fail "
+                       f"(first: {first.what}: got {first.got}, expected {first.expected})")
+    return ran
 
 
 def _where(exc: BaseException) -> str:

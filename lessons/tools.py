@@ -1,0 +1,518 @@
+"""What the lessons share: checks against PyTorch, section headings, errors shown as Python prints them.
+
+A lesson is a plain percent-format script (``# %%`` cells) that imports this module
+as ``micrograd2.lessons.tools``.  Its functions print to standard output, so the
+same lesson runs with ``python lessons/03_accumulation.py``, cell by cell with
+``micrograd2 lesson run 3`` (which adds each cell's source and the narration of
+its backward passes) and as a Jupyter notebook (``micrograd2 lesson notebook 3``).
+
+* ``torch = live_torch()``: PyTorch when it is installed (else ``None``), so a lesson
+  can run the same experiment on it, live.
+* ``check(label, got, expected, pytorch=...)``: one ✓/✗ line.  ``expected`` is what the
+  lesson derives (from its own inputs or a formula); ``pytorch`` is what PyTorch gives:
+  a value it computed in this run (a ``torch.Tensor``, or any value wrapped in
+  ``live(...)``), compared too; or a string, PyTorch's recorded output, shown beside.
+* ``with raises(label, RuntimeError, "phrase", pytorch=...):`` code that must fail; the
+  error is shown as Python prints it, micrograd2's own "What to do" advice marked as ours.
+* ``error_of(fn)``: the error PyTorch raises for ``fn()``, live (for ``raises``'s ``pytorch``).
+* ``section(title)``, ``show_error(exc)``, ``show_graph(root)``.
+* ``summary("Lesson 3")``: the closing line, which says honestly what was compared::
+
+      ✓ Lesson 3: 11 checks: 9 against PyTorch 2.13 run live, 2 against PyTorch's recorded output; all pass.
+
+  If a check failed, ``summary`` ends the script with exit status 1 (in Jupyter: raises
+  ``LessonFailed``).
+"""
+from __future__ import annotations
+
+import builtins
+import contextlib
+import json
+import math
+import os
+import sys
+import textwrap
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any, Callable, Iterator, TextIO
+
+MAX_TREE_LINES = 40
+WIDTH = 100  # error messages are wrapped to this width
+SHORT = 110  # a check line shows at most this much of a value
+NO_TORCH = "MICROGRAD2_NO_TORCH"  # set to 1: the lessons behave as if PyTorch were not installed
+ADVICE = "What to do:"  # micrograd2's own line in its error messages (PyTorch prints no such line)
+_ANSI = {"section": "1", "ok": "32", "bad": "31;1", "error": "31", "advice": "2"}
+
+
+class LessonFailed(AssertionError):
+    """Some check of the lesson failed (raised by ``summary`` in Jupyter; a script exits with status 1)."""
+
+
+@dataclass(frozen=True)
+class Live:
+    """A value PyTorch computed in this run (see ``live``)."""
+
+    value: Any
+
+
+def live(value: Any) -> Live:
+    """Mark ``value`` as computed by PyTorch in this run, for ``check``'s ``pytorch=`` (needed for a
+    ``str``, ``bool`` or number taken from torch; a ``torch.Tensor`` is recognised by itself)."""
+    return Live(value)
+
+
+@dataclass
+class Check:
+    """One comparison: the lesson's ``got`` with its ``expected``, and with PyTorch's (live or recorded)."""
+
+    label: str
+    ok: bool
+    got: str
+    expected: str
+    pytorch: str | None = None
+    against: str | None = None  # "live", "recorded" or None (no PyTorch counterpart)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": "check", "what": self.label, "ok": self.ok, "got": self.got, "expected": self.expected,
+                "pytorch": self.pytorch, "against": self.against}
+
+
+@dataclass
+class Session:
+    """Where the checks of one lesson run are kept, and how they are written.
+
+    Python and Jupyter use the default one; ``micrograd2 lesson run`` starts a
+    fresh one per lesson (``json=True`` writes JSON lines instead of text,
+    ``strict=False`` lets ``summary`` return instead of ending the run).
+    """
+
+    json: bool = False
+    color: bool = False
+    stream: TextIO | None = None  # None: sys.stdout at the time of writing
+    strict: bool = True
+    lesson: int | None = None
+    checks: list[Check] = field(default_factory=list)
+    graph: Any = None  # the root of the graph ``--graph`` draws (the last ``show_graph``)
+    torch_version: str | None = None
+    summarized: bool = False  # summary() was called
+
+    @property
+    def failures(self) -> list[Check]:
+        return [c for c in self.checks if not c.ok]
+
+    def write(self, text: str, role: str = "") -> None:
+        if self.json:
+            return
+        code = _ANSI.get(role)
+        if self.color and code and text:
+            text = f"\x1b[{code}m{text}\x1b[0m"
+        (self.stream or sys.stdout).write(text + "\n")
+
+    def record(self, check: Check) -> None:
+        self.checks.append(check)
+        if self.json:
+            record = {**check.to_dict(), "lesson": self.lesson}
+            (self.stream or sys.stdout).write(json.dumps(record, ensure_ascii=False) + "\n")
+            return
+        line = f"  {_mark(check.ok, self.stream)} {check.label}: {check.got}"
+        if not check.ok:
+            line += f"   (expected {check.expected})"
+        if check.pytorch is not None:
+            line += f"   {_source_name(check.against, self.torch_version)}: {check.pytorch}"
+        self.write(line, "ok" if check.ok else "bad")
+
+
+_session = Session()
+
+
+def session() -> Session:
+    """The session the lesson's checks go to."""
+    return _session
+
+
+def start_session(**options: Any) -> Session:
+    """Begin a fresh session (``Session``'s fields as options) and return it."""
+    global _session
+    _session = Session(**options)
+    if "torch" in sys.modules and not os.environ.get(NO_TORCH):
+        _session.torch_version = _short_version(sys.modules["torch"])
+    return _session
+
+
+# -- PyTorch, live ----------------------------------------------------------------------------------
+def live_torch() -> ModuleType | None:
+    """The ``torch`` module if PyTorch is installed (and ``MICROGRAD2_NO_TORCH`` is not set), else ``None``."""
+    if os.environ.get(NO_TORCH):
+        return None
+    try:
+        import torch
+    except ImportError:
+        return None
+    _session.torch_version = _short_version(torch)
+    return torch
+
+
+def error_of(fn: Callable[[], Any]) -> Live:
+    """Run ``fn()`` (PyTorch code) and return the exception it raised, or ``None``, as a live value."""
+    try:
+        fn()
+    except Exception as exc:  # the error is the result
+        return Live(exc)
+    return Live(None)
+
+
+def _short_version(torch: Any) -> str:
+    return ".".join(str(getattr(torch, "__version__", "?")).split("+")[0].split(".")[:2])
+
+
+def _source_name(against: str | None, version: str | None) -> str:
+    if against == "live":
+        return f"PyTorch {version or ''} run live".replace("  ", " ")
+    return "PyTorch (recorded)"
+
+
+# -- text -------------------------------------------------------------------------------------------
+def section(title: str) -> None:
+    """Print a section heading."""
+    _session.write("")
+    _session.write(f"── {title} " + "─" * max(3, 76 - len(title)), "section")
+
+
+def show_error(exc: BaseException) -> None:
+    """Print ``exc`` as Python prints an error's last line, wrapped to the page.
+
+    micrograd2's errors end with a line of advice, ``What to do: …``, that PyTorch
+    does not print: it is set apart and marked as micrograd2's.
+    """
+    message = str(exc)
+    ours = ""
+    if f"\n{ADVICE}" in message:
+        message, ours = message.split(f"\n{ADVICE}", 1)
+    for line in f"{type(exc).__name__}: {message}".splitlines():
+        for part in textwrap.wrap(line, WIDTH, subsequent_indent="    ") or [""]:
+            _session.write(f"  {part}", "error")
+    if ours:
+        advice = f"[micrograd2's advice, not printed by PyTorch] {ADVICE}{ours}"
+        for part in textwrap.wrap(advice, WIDTH, subsequent_indent="    "):
+            _session.write(f"  {part}", "advice")
+
+
+# -- checks -----------------------------------------------------------------------------------------
+def check(label: str, got: Any, expected: Any, *, pytorch: Any = None, rel: float = 1e-6,
+          abs: float = 1e-12) -> None:
+    """Print one ✓/✗ line: ``got`` (micrograd2's result) must equal ``expected`` (the lesson's own
+    derivation) and, if ``pytorch`` is a value PyTorch computed in this run, that value too.
+
+    ``pytorch`` is a ``torch.Tensor`` or ``live(value)`` (compared: the check counts as "against
+    PyTorch run live"), a ``str`` (PyTorch's recorded output, shown: "against PyTorch's recorded
+    output"), or ``None``.  Numbers compare within ``rel``/``abs`` (NaN equals NaN); sequences item by
+    item; a one-element sequence equals its item; Values and Tensors by their numbers.
+    """
+    ok = _same(_plain(got), _plain(expected), rel, abs)
+    text, against = _pytorch_text(pytorch)
+    if against == "live":
+        ok = ok and _same(_plain(got), _plain(_live_value(pytorch)), rel, abs)
+    _session.record(Check(label, ok, _short(_show(got)), _short(_show(expected)), text, against))
+
+
+@contextlib.contextmanager
+def raises(label: str, error: type[BaseException], phrase: str, *, pytorch: Any = None) -> Iterator[None]:
+    """``with raises("a second backward", RuntimeError, "a second time"):`` — the block must raise
+    ``error`` with ``phrase`` in its message.  The error is shown (``show_error``) and stopped there;
+    a ✓/✗ line follows.  ``pytorch``: ``error_of(...)`` (PyTorch's error, live) or its recorded text."""
+    expected = f"{error.__name__}: {phrase}"
+    raised: BaseException | None = None
+    try:
+        yield
+    except Exception as exc:  # the error under test, whatever it is: shown and checked, never re-raised
+        raised = exc
+    if raised is None:
+        _session.record(Check(label, False, "no error", expected, *_pytorch_text(pytorch)))
+        return
+    show_error(raised)
+    ok = isinstance(raised, error) and phrase in str(raised)
+    text, against = _pytorch_text(pytorch)
+    if against == "live":
+        theirs = _live_value(pytorch)
+        ok = ok and isinstance(theirs, BaseException) and type(theirs).__name__ == error.__name__ \
+            and phrase in str(theirs)
+    got = f"{type(raised).__name__}: {phrase if phrase in str(raised) else _first_line(raised)}"
+    _session.record(Check(label, ok, _short(got), expected, text, against))
+
+
+def summary(name: str | None = None) -> Session:
+    """Print the closing line: how many checks, against what, and whether all pass.
+
+    A failed check ends a script with exit status 1 (``SystemExit``) and raises
+    ``LessonFailed`` in Jupyter; under ``micrograd2 lesson run`` the session is returned.
+    """
+    s = _session
+    s.summarized = True
+    line = summary_line(s.checks, s.torch_version, name)
+    s.write("")
+    s.write(f"{_mark(not s.failures, s.stream)} {line}", "bad" if s.failures else "ok")
+    if s.failures and s.strict:
+        first = s.failures[0]
+        message = f"{line}\nfirst: {first.label}: got {first.got}, expected {first.expected}"
+        if getattr(builtins, "__IPYTHON__", False):
+            raise LessonFailed(message)
+        raise SystemExit(message)
+    return s
+
+
+def summary_line(checks: list[Check], torch_version: str | None, name: str | None = None) -> str:
+    """``Lesson 3: 11 checks: 9 against PyTorch 2.13 run live, 2 against PyTorch's recorded output;
+    all pass.`` (or ``…; 2 fail.``)."""
+    live_n = sum(c.against == "live" for c in checks)
+    recorded_n = sum(c.against == "recorded" for c in checks)
+    parts = []
+    if live_n:
+        parts.append(f"{live_n} against PyTorch {torch_version or ''} run live".replace("  ", " "))
+    if recorded_n:
+        parts.append(f"{recorded_n} against PyTorch's recorded output")
+    if len(checks) - live_n - recorded_n:
+        parts.append(f"{len(checks) - live_n - recorded_n} against the lesson's own numbers only")
+    failed = sum(not c.ok for c in checks)
+    verdict = f"{failed} fail" if failed else ("all pass" if checks else "nothing checked")
+    head = f"{name}: " if name else ""
+    return f"{head}{len(checks)} checks: {', '.join(parts) or 'none'}; {verdict}."
+
+
+# -- graphs -----------------------------------------------------------------------------------------
+class Diagram:
+    """A graph picture: ``_repr_svg_`` draws it in Jupyter (with Graphviz's ``dot``), ``repr`` names it."""
+
+    def __init__(self, root: Any, view: str) -> None:
+        self.root, self.view = root, view
+
+    def _repr_svg_(self) -> str | None:
+        import micrograd2 as mg
+
+        return mg.viz.svg(mg.draw(self.root, view=self.view))  # type: ignore[no-any-return]
+
+    def __repr__(self) -> str:
+        return f"<the {self.view} graph of {_name(self.root)}>"
+
+
+def show_graph(root: Any, title: str | None = None, view: str = "autograd") -> Diagram:
+    """Print ``root``'s autograd graph as text and return it as a ``Diagram`` (a picture in Jupyter);
+    it is also the graph ``micrograd2 lesson run N --graph FILE.svg`` draws."""
+    _session.graph = (root, view)
+    _session.write("")
+    if title:
+        _session.write(title)
+    for line in graph_lines(root):
+        _session.write(f"  {line}")
+    return Diagram(root, view)
+
+
+def graph_lines(root: Any) -> list[str]:
+    """``root``'s autograd graph as indented text, from its ``grad_fn`` down to the ``AccumulateGrad``s.
+
+    A node reached a second time is written once more with "(see above)"; no recursion.
+    """
+    start = getattr(root, "grad_fn", None)
+    if start is None:
+        return [f"{_name(root)} is a leaf: no grad_fn, nothing to walk"]
+    lines: list[str] = []
+    seen: set[int] = set()
+    stack: list[tuple[Any, str, str]] = [(start, "", "")]
+    while stack:
+        node, lead, rest = stack.pop()
+        if len(lines) >= MAX_TREE_LINES:
+            lines.append("… (graph continues)")
+            break
+        if node is None:
+            lines.append(f"{lead}None   (an input that needs no gradient)")
+            continue
+        text = node.name() + (f" → {_name(node.variable)}.grad" if node.name() == "AccumulateGrad" else "")
+        if id(node) in seen and node.next_functions:
+            lines.append(f"{lead}{text}   (see above)")
+            continue
+        seen.add(id(node))
+        lines.append(lead + text)
+        children = [n for n, _ in node.next_functions]
+        for i in reversed(range(len(children))):
+            last = i == len(children) - 1
+            stack.append((children[i], rest + ("└── " if last else "├── "), rest + ("    " if last else "│   ")))
+    return lines
+
+
+# -- narration of each cell's backward passes --------------------------------------------------------
+MAX_DETAILED = 3  # backward passes of one cell narrated step by step; later ones get their summary line
+
+
+class CellNarrator:
+    """Records what the code run between ``start()`` and ``stop()`` does and narrates its backward passes.
+
+    ``micrograd2 lesson run`` uses one per lesson; ``narrate_cells()`` one per notebook.
+    Names and step numbers carry on from cell to cell.  ``extra`` tracers record the
+    same code (the runner's ``--html`` trace).  With ``json=True`` ``stop`` returns the
+    events as JSON lines (each tagged with ``lesson``).
+    """
+
+    def __init__(self, verbosity: str = "steps", color: bool = False, json: bool = False,
+                 extra: tuple[Any, ...] = (), lesson: int | None = None, narrate: bool = True) -> None:
+        import micrograd2 as mg
+        from micrograd2.tracing.narrate import VERBOSITIES
+
+        if verbosity not in VERBOSITIES:
+            raise ValueError(f"verbosity must be one of {', '.join(VERBOSITIES)}, got {verbosity!r}")
+        self.verbosity, self.color, self.json, self.lesson = verbosity, color, json, lesson
+        self.narrating = narrate
+        self.tracers = ((mg.trace(),) if narrate else ()) + tuple(extra)
+        self.active = False
+
+    def start(self) -> None:
+        if not self.active:
+            for t in self.tracers:
+                t.__enter__()
+            self.active = True
+
+    def stop(self) -> str:
+        """Stop recording; the narration of what was recorded since ``start`` ("" if nothing)."""
+        if not self.active:
+            return ""
+        for t in self.tracers:
+            t.__exit__(None, None, None)
+        self.active = False
+        if not self.narrating:
+            return ""
+        tracer = self.tracers[0]
+        text = self._json(tracer) if self.json else self._text(tracer)
+        tracer.clear()
+        return text
+
+    def _json(self, tracer: Any) -> str:
+        lines = [json.loads(line) for line in tracer.to_json().splitlines()]
+        return "\n".join(json.dumps({**record, "lesson": self.lesson}, ensure_ascii=False) for record in lines)
+
+    def _text(self, tracer: Any) -> str:
+        from micrograd2.tracing.narrate import narrate
+
+        events = tracer.events
+        if self.verbosity != "full":  # forward ops are not narrated: don't let them split a pass in two
+            events = [e for e in events if e.kind != "forward"]
+        numbers = sorted({e.pass_no for e in events if e.pass_no is not None})
+        detailed = set(numbers if self.verbosity == "full" else numbers[:MAX_DETAILED])
+        first = [e for e in events if e.pass_no is None or e.pass_no in detailed]
+        rest = [e for e in events if e.pass_no is not None and e.pass_no not in detailed]
+        text = narrate(first, [p for p in tracer.passes if p.pass_no in detailed], self.verbosity,
+                       color=self.color, dropped=tracer.dropped)
+        if rest:
+            later = narrate(rest, [p for p in tracer.passes if p.pass_no not in detailed], "summary",
+                            color=self.color)
+            text += (f"\n\n(the cell's other {len(numbers) - len(detailed)} backward passes, one line each; "
+                     f"--verbosity full narrates every step)\n{later}")
+        if not text.strip():
+            return ""
+        body = "\n".join(f"    {line}".rstrip() for line in text.splitlines())
+        return f"\n  What autograd did (the tracer's narration):\n{body}"
+
+
+def narrate_cells(verbosity: str = "steps") -> None:
+    """In Jupyter: narrate the backward passes of every cell run from now on, under its output."""
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    if shell is None:
+        raise RuntimeError("narrate_cells() works in Jupyter (IPython) only\n"
+                           "What to do: outside Jupyter, run the lesson with micrograd2 lesson run N.")
+    narrator = CellNarrator(verbosity)
+
+    def after(*_: Any) -> None:
+        text = narrator.stop()
+        if text:
+            print(text)
+
+    shell.events.register("pre_run_cell", lambda *_: narrator.start())
+    shell.events.register("post_run_cell", after)
+
+
+# -- values -----------------------------------------------------------------------------------------
+def _from_torch(x: Any) -> bool:
+    return type(x).__module__.split(".")[0] == "torch"
+
+
+def _pytorch_text(pytorch: Any) -> tuple[str | None, str | None]:
+    """How ``pytorch`` is shown, and what it is: ``"live"``, ``"recorded"`` or ``None``."""
+    if pytorch is None:
+        return None, None
+    if isinstance(pytorch, str):
+        return pytorch, "recorded"
+    if isinstance(pytorch, Live) or _from_torch(pytorch):
+        value = _live_value(pytorch)
+        shown = f"{type(value).__name__}: {_first_line(value)}" if isinstance(value, BaseException) else _show(value)
+        return _short(shown), "live"
+    raise TypeError(f"pytorch= takes PyTorch's recorded output (a str) or a value PyTorch computed in this run "
+                    f"(a torch.Tensor, or live(value)), not {type(pytorch).__name__}\n"
+                    f"What to do: wrap a value taken from torch in live(...).")
+
+
+def _live_value(pytorch: Any) -> Any:
+    return pytorch.value if isinstance(pytorch, Live) else pytorch
+
+
+def _plain(x: Any) -> Any:
+    """Numbers, strings, bools, None and lists of them: what two results are compared as."""
+    if isinstance(x, Live):
+        return _plain(x.value)
+    if isinstance(x, (list, tuple)):
+        return [_plain(v) for v in x]
+    if hasattr(x, "tolist") and hasattr(x, "dtype"):  # a Tensor (micrograd2, torch or NumPy)
+        return _plain(x.detach().tolist() if hasattr(x, "detach") else x.tolist())
+    if hasattr(x, "item") and hasattr(x, "grad_fn"):  # a Value
+        return x.item()
+    return x
+
+
+def _same(got: Any, expected: Any, rel: float, abs_: float) -> bool:
+    if isinstance(got, list) and len(got) == 1 and not isinstance(expected, list):
+        got = got[0]
+    if isinstance(expected, list) and len(expected) == 1 and not isinstance(got, list):
+        expected = expected[0]
+    if isinstance(expected, list):
+        return (isinstance(got, list) and len(got) == len(expected)
+                and all(_same(g, e, rel, abs_) for g, e in zip(got, expected)))
+    if expected is None or isinstance(expected, (bool, str)) or isinstance(got, bool):
+        return type(got) is type(expected) and got == expected
+    if isinstance(expected, (int, float)):
+        if not isinstance(got, (int, float)):
+            return False
+        if math.isnan(expected):
+            return math.isnan(got)
+        return got == expected or math.isclose(got, expected, rel_tol=rel, abs_tol=abs_)
+    return bool(got == expected)
+
+
+def _show(x: Any) -> str:
+    if isinstance(x, Live):
+        return _show(x.value)
+    if isinstance(x, float):
+        return repr(x)
+    if isinstance(x, (list, tuple)):
+        inner = ", ".join(_show(i) for i in x)
+        return f"[{inner}]" if isinstance(x, list) else f"({inner}{',' if len(x) == 1 else ''})"
+    return str(x)
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= SHORT else text[:SHORT - 1] + "…"
+
+
+def _first_line(exc: Any) -> str:
+    return (str(exc).splitlines() or [""])[0]
+
+
+def _name(v: Any) -> str:
+    label = getattr(v, "label", None)
+    return label if label else f"leaf {v!r}"
+
+
+def _mark(ok: bool, stream: Any) -> str:
+    """✓ or ✗, or OK and FAIL where the stream can't write them."""
+    try:
+        "✓✗│─┆└├".encode(getattr(stream or sys.stdout, "encoding", None) or "utf-8")
+    except (UnicodeEncodeError, LookupError):
+        return "OK" if ok else "FAIL"
+    return "✓" if ok else "✗"

@@ -1,0 +1,212 @@
+"""Run a percent-format lesson script cell by cell, as ``micrograd2 lesson run`` shows it.
+
+``cells(text)`` splits a script at its ``# %%`` lines into code and prose
+(``# %% [markdown]``) cells, each with the line where its source starts.
+``run_script`` runs the code cells in order in one namespace, as ``python
+SCRIPT.py`` would (``__name__ == "__main__"``, the script's folder first on
+``sys.path``).  Before each code cell's output it prints the cell's source,
+after it the narration of the backward passes run in that cell; prose cells
+print as prose.  Each cell is compiled under the script's own file name at its
+real line numbers, so tracebacks and anomaly reports point into the file.
+"""
+from __future__ import annotations
+
+import builtins
+import contextlib
+import io
+import re
+import sys
+import traceback
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator, TextIO
+
+CELL = re.compile(r"^# %%(?P<rest>.*)$")
+HEADING = re.compile(r"^#\s+Lesson\s+(?P<number>\d+):\s*(?P<title>.+?)\s*$")
+_ANSI = {"title": "1;4", "heading": "1", "code": "36", "warn": "33", "error": "31"}
+
+
+@dataclass
+class Cell:
+    """One cell: ``kind`` is ``"code"`` or ``"markdown"``; ``line`` is where ``source`` starts in the file."""
+
+    kind: str
+    source: str
+    line: int
+
+
+@dataclass
+class Header:
+    """A lesson's number, title and goal, read from its first prose cell (``# Lesson N: Title``)."""
+
+    number: int | None
+    title: str
+    goal: str
+
+
+def cells(text: str) -> list[Cell]:
+    """The cells of a percent-format script (text before the first ``# %%`` is a code cell)."""
+    found: list[Cell] = []
+    kind, start, lines = "code", 1, []  # type: ignore[var-annotated]
+    for number, line in enumerate(text.splitlines(), start=1):
+        marker = CELL.match(line)
+        if marker is None:
+            lines.append(line)
+            continue
+        found.append(_cell(kind, lines, start))
+        kind = "markdown" if "[markdown]" in marker.group("rest") else "code"
+        start, lines = number + 1, []
+    found.append(_cell(kind, lines, start))
+    return [c for c in found if c.source.strip()]
+
+
+def _cell(kind: str, lines: list[str], start: int) -> Cell:
+    while lines and not lines[0].strip():
+        lines, start = lines[1:], start + 1
+    if kind == "markdown":
+        lines = [line[2:] if line.startswith("# ") else line.lstrip("#") for line in lines]
+    return Cell(kind, "\n".join(lines).rstrip() + "\n", start)
+
+
+def is_script(text: str) -> bool:
+    """Whether ``text`` is a percent-format script (it has a ``# %%`` line)."""
+    return any(CELL.match(line) for line in text.splitlines())
+
+
+def header(text: str, fallback: str) -> Header:
+    """The lesson's number, title and goal from its first prose cell; ``fallback`` names a file without one."""
+    for cell in cells(text):
+        if cell.kind != "markdown":
+            continue
+        paragraphs = [p.strip() for p in cell.source.split("\n\n") if p.strip()]
+        heading = HEADING.match(paragraphs[0].splitlines()[0]) if paragraphs else None
+        if heading:
+            goal = " ".join(paragraphs[1].split()) if len(paragraphs) > 1 else ""
+            return Header(int(heading.group("number")), heading.group("title"), goal)
+        break
+    return Header(None, fallback, "")
+
+
+class Printer:
+    """Writes what the runner shows around the cells: prose, code with a gutter, warnings."""
+
+    def __init__(self, stream: TextIO, color: bool, quiet: bool) -> None:
+        self.stream, self.color, self.quiet = stream, color, quiet
+
+    def write(self, text: str, role: str = "") -> None:
+        if self.quiet:
+            return
+        code = _ANSI.get(role)
+        if self.color and code and text:
+            text = f"\x1b[{code}m{text}\x1b[0m"
+        self.stream.write(text + "\n")
+        self.stream.flush()
+
+    def prose(self, source: str) -> None:
+        """Markdown as text: headings set apart, fenced code shown with a ``┆`` gutter."""
+        self.write("")
+        fenced = False
+        for line in source.rstrip("\n").splitlines():
+            if line.startswith("```"):
+                fenced = not fenced
+            elif fenced:
+                self.write(f"  ┆ {line}".rstrip(), "code")
+            elif line.startswith("# "):
+                self.write(line[2:], "title")
+            elif line.startswith("#"):
+                self.write(line.lstrip("#").strip(), "heading")
+            else:
+                self.write(line)
+
+    def code(self, source: str) -> None:
+        self.write("")
+        for line in source.rstrip("\n").splitlines():
+            self.write(f"  │ {line}".rstrip(), "code")
+
+
+@dataclass
+class Stop:
+    """Why a script stopped early: its error in one line, and the traceback through the script's lines."""
+
+    error: str
+    traceback: str = ""
+
+
+def run_script(path: Path, text: str, narrator: Any, printer: Printer) -> Stop | None:
+    """Run the script's cells in order in one namespace; return what stopped it, or None."""
+    namespace: dict[str, Any] = {"__name__": "__main__", "__file__": str(path), "__builtins__": builtins}
+    with _as_main(path):
+        for cell in cells(text):
+            if cell.kind == "markdown":
+                printer.prose(cell.source)
+                continue
+            printer.code(cell.source)
+            stop = _run_cell(cell, path, namespace, narrator, printer)
+            if stop is not None:
+                return stop
+    return None
+
+
+def _run_cell(cell: Cell, path: Path, namespace: dict[str, Any], narrator: Any, printer: Printer) -> Stop | None:
+    """Run one code cell (compiled at its real lines); then its warnings and its narration."""
+    stop = None
+    with warnings.catch_warnings(record=True) as caught, _quiet(printer.quiet):
+        warnings.simplefilter("always")
+        narrator.start()
+        try:
+            exec(compile("\n" * (cell.line - 1) + cell.source, str(path), "exec"), namespace)
+        except SystemExit as exit_:
+            if exit_.code not in (0, None):
+                stop = Stop(f"the script exited: {exit_.code}")
+        except Exception as exc:  # the lesson's own error: reported with its lines, never our frames
+            first = (str(exc).splitlines() or [""])[0]
+            stop = Stop(f"{type(exc).__name__}: {first}{_where(exc, path)}", script_traceback(exc, path))
+        finally:
+            told = narrator.stop()
+    for w in caught:
+        lines = str(w.message).rstrip().splitlines() or [""]
+        printer.write(f"  {w.category.__name__}: {lines[0]}", "warn")
+    if told and narrator.json:
+        sys.stdout.write(told + "\n")
+    elif told:
+        printer.write(told)
+    return stop
+
+
+@contextlib.contextmanager
+def _as_main(path: Path) -> Iterator[None]:
+    """``sys.argv`` and ``sys.path[0]`` as ``python SCRIPT.py`` sets them, restored afterwards."""
+    saved_argv, saved_path = sys.argv[:], sys.path[:]
+    sys.argv = [str(path)]
+    sys.path.insert(0, str(path.parent))
+    try:
+        yield
+    finally:
+        sys.argv[:] = saved_argv
+        sys.path[:] = saved_path
+
+
+@contextlib.contextmanager
+def _quiet(quiet: bool) -> Iterator[None]:
+    """With ``quiet`` (``--json``), the script's own prints go nowhere: stdout is JSON lines only."""
+    if not quiet:
+        yield
+        return
+    with contextlib.redirect_stdout(io.StringIO()):
+        yield
+
+
+def script_traceback(exc: BaseException, path: Path) -> str:
+    """The traceback of ``exc`` through the script's lines only, then the error."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == str(path)]
+    lines = ["Traceback (most recent call last, the lesson's lines only):\n", *traceback.format_list(frames)]
+    lines += traceback.format_exception_only(type(exc), exc)
+    return "".join(lines).rstrip("\n")
+
+
+def _where(exc: BaseException, path: Path) -> str:
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == str(path)]
+    if not frames:
+        return ""
+    return f" (at {path.name}, line {frames[-1].lineno})"
