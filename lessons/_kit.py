@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, TextIO
 
 import micrograd2 as mg
-
 from micrograd2.tracing.narrate import VERBOSITIES  # defined once, in the tracer
+
 MAX_TREE_LINES = 40
 WIDTH = 100  # error messages are wrapped to this width
 SHORT = 110  # a check line shows at most this much of a value
