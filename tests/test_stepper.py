@@ -2,8 +2,12 @@
 
 The page must be one self-contained file (no network), hold one frame per
 backward step (an SVG, or the DOT source without Graphviz) with that step's
-narration, keep only the first and last frames past MAX_FRAMES, and step with
-its buttons and the arrow keys in headless Chromium.
+narration and a legend of only what it shows, keep only the first and last
+frames past MAX_FRAMES, and step with its buttons, the arrow keys, Home and End
+in headless Chromium.  There, at 1024 and 1400 px wide, the article's block 2
+and an MLP(2, [3, 1]) step are measured: no text under 10 px, no line of
+narration cut, the page never wider than the window, the visited node and its
+gradients in view (and block 2's whole graph).
 """
 from __future__ import annotations
 
@@ -35,6 +39,15 @@ def block2_trace() -> Tracer:
     return t
 
 
+def mlp_trace() -> Tracer:
+    with mg.trace() as t:
+        model = mg.nn.MLP(2, [3, 1], seed=0)
+        x = [mg.Value(1.0, label="x[0]"), mg.Value(-2.0, label="x[1]")]
+        loss = mg.nn.functional.mse_loss(model(x), mg.Value(1.0, label="y"))
+        loss.backward()
+    return t
+
+
 def frames(page: str) -> list[tuple[str, str]]:
     """(data-step, inner HTML) of each frame."""
     return re.findall(r'<section class="frame" data-step="(\d+)"[^>]*>(.*?)</section>', page, re.S)
@@ -53,6 +66,28 @@ def test_page_is_self_contained_with_one_frame_per_step(tmp_path: Path) -> None:
         assert f"step {step}   " in body  # the narration of that step
         assert "backward pass 1 from z = 23.0" in body
     assert "x[1]: 1.0 × w[1] (5.0) = 5.0" in found[1][1] and "x[1]: 1.0" not in found[2][1]
+
+
+def test_each_frame_has_a_legend_of_what_it_shows_and_says_which_way_arrows_point(tmp_path: Path) -> None:
+    page = Path(stepper(block2_trace(), tmp_path / "block2.html")).read_text()
+    for step, body in frames(page):
+        legend = re.search(r'<ul class="legend">(.*?)</ul>', body).group(1)
+        entries = re.findall(r"</span>([^<]+)</li>", legend)
+        assert entries == ["leaf that requires grad", "grad_fn node", "output", f"visited at step {step}"]
+        assert "<li>arrows: gradients, output → leaves</li>" in legend
+        assert "constant" not in legend and "saved for backward" not in legend
+    with mg.trace() as t:
+        x = mg.Value(2.0, requires_grad=True, label="x")
+        (x * 3.0).exp().backward()
+    page = Path(stepper(t, tmp_path / "value.html", view="value", show_saved=True)).read_text()
+    legend = re.search(r'<ul class="legend">(.*?)</ul>', frames(page)[0][1]).group(1)
+    assert "constant (needs no grad)" in legend and "intermediate value" in legend
+
+
+def test_narration_lines_wrap_with_a_hanging_indent(tmp_path: Path) -> None:
+    page = Path(stepper(block2_trace(), tmp_path / "block2.html")).read_text()
+    assert '<div class="line" style="padding-left: 10ch">→ x[1]: 1.0 × w[1] (5.0) = 5.0</div>' in page
+    assert ".narration .line { white-space: pre-wrap; text-indent: -2ch; }" in page
 
 
 def test_without_dot_frames_show_the_dot_source_and_say_how_to_install(tmp_path: Path,
@@ -92,23 +127,29 @@ def test_a_trace_without_backward_says_so(tmp_path: Path) -> None:
     assert "This trace has no backward step" in page
 
 
-@pytest.mark.browser
-@pytest.mark.skipif(CHROMIUM is None or CHROMEDRIVER is None, reason="needs Chromium and chromedriver")
-def test_buttons_and_arrow_keys_step_through_in_chromium(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def chromium(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A headless Chromium driven by Selenium (never downloads a driver)."""
     webdriver = pytest.importorskip("selenium.webdriver")
     from selenium.webdriver.chrome.service import Service
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.common.keys import Keys
 
     monkeypatch.setenv("SE_OFFLINE", "1")  # never let Selenium Manager download a driver
-    path = Path(stepper(block2_trace(), tmp_path / "block2.html"))
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
     for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
                 "--no-first-run", f"--user-data-dir={tmp_path / 'profile'}"):
         options.add_argument(arg)
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    return webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(CHROMIUM is None or CHROMEDRIVER is None, reason="needs Chromium and chromedriver")
+def test_buttons_and_arrow_keys_step_through_in_chromium(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    path = Path(stepper(block2_trace(), tmp_path / "block2.html"))
+    driver = chromium(tmp_path, monkeypatch)
     try:
         driver.get(path.as_uri())
 
@@ -141,5 +182,102 @@ def test_buttons_and_arrow_keys_step_through_in_chromium(tmp_path: Path, monkeyp
         at(2)
         prev.click()
         at(1)
+        body.send_keys(Keys.END)
+        at(3)
+        body.send_keys(Keys.HOME)
+        at(1)
+    finally:
+        driver.quit()
+
+
+# What the page measures in the browser, for the frame shown: every text's size in CSS pixels (SVG text
+# scaled by its transform), lines of narration wider than their box, the page's overflow, and which SVG
+# texts lie outside the graph's visible area (the visited node's, its gradients' and all the others).
+MEASURE = """
+var frame = Array.prototype.find.call(document.querySelectorAll('.frame'), function (f) { return !f.hidden; });
+var out = {small: [], cut: [], outside: [], outsideMine: [], page: document.documentElement.scrollWidth - innerWidth};
+document.querySelectorAll('body *').forEach(function (el) {
+  if (el.closest('svg') || el.getClientRects().length === 0) { return; }
+  var text = Array.prototype.some.call(el.childNodes, function (n) { return n.nodeType === 3 && n.textContent.trim(); });
+  var px = parseFloat(getComputedStyle(el).fontSize);
+  if (text && px < 10) { out.small.push(el.tagName + ' ' + px); }
+  if (text && el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).display === 'block') {
+    out.cut.push(el.textContent);
+  }
+});
+var pane = frame.querySelector('.graph'), r = pane.getBoundingClientRect();
+var left = r.left + pane.clientLeft, top = r.top + pane.clientTop;
+var right = left + pane.clientWidth, bottom = top + pane.clientHeight;
+out.pans = getComputedStyle(pane).overflowX === 'auto' && getComputedStyle(pane).overflowY === 'auto';
+pane.querySelectorAll('svg text').forEach(function (t) {
+  var px = parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a;
+  if (px < 10) { out.small.push('svg ' + t.textContent + ' ' + px); }
+  var b = t.getBoundingClientRect(), g = t.closest('g');
+  var inside = b.left >= left - 0.5 && b.right <= right + 0.5 && b.top >= top - 0.5 && b.bottom <= bottom + 0.5;
+  var title = g.querySelector('title');
+  var mine = (g.classList.contains('node') && title.textContent === frame.dataset.current)
+             || (g.classList.contains('edge') && g.querySelector('[stroke="red"]') !== null);
+  if (!inside) { out.outside.push(t.textContent); if (mine) { out.outsideMine.push(t.textContent); } }
+});
+var n = frame.querySelector('.narration');
+out.narrationCut = n.scrollWidth - n.clientWidth;
+return out;
+"""
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(CHROMIUM is None or CHROMEDRIVER is None or shutil.which("dot") is None,
+                    reason="needs Chromium, chromedriver and Graphviz's dot")
+@pytest.mark.parametrize("width, height", [(1024, 768), (1400, 900)])
+def test_text_is_readable_and_nothing_is_cut_at_1024_and_1400_px(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                  width: int, height: int) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    block2 = Path(stepper(block2_trace(), tmp_path / "block2.html"))
+    mlp = Path(stepper(mlp_trace(), tmp_path / "mlp.html"))
+    driver = chromium(tmp_path, monkeypatch)
+    try:
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                               {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+        for path, steps, whole in ((block2, range(3), True), (mlp, (0, 4, 10), False)):
+            driver.get(path.as_uri())
+            assert driver.execute_script("return innerWidth") == width
+            body = driver.find_element(By.TAG_NAME, "body")
+            for k in steps:
+                body.send_keys(Keys.HOME, *[Keys.ARROW_RIGHT] * k)
+                m = driver.execute_script(MEASURE)
+                where = f"{path.name} frame {k + 1} at {width} px"
+                assert m["small"] == [], f"text under 10 px in {where}: {m['small'][:5]}"
+                assert m["page"] <= 0 and m["narrationCut"] <= 0 and m["cut"] == [], where
+                assert m["pans"] and m["outsideMine"] == [], f"the visited node is not in view in {where}"
+                if whole:  # block 2 is small: all of it is in view
+                    assert m["outside"] == [], f"{where}: {m['outside']}"
+    finally:
+        driver.quit()
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(CHROMIUM is None or CHROMEDRIVER is None or shutil.which("dot") is None,
+                    reason="needs Chromium, chromedriver and Graphviz's dot")
+def test_a_large_graph_pans_by_dragging_and_zooms_out_to_the_whole(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+
+    driver = chromium(tmp_path, monkeypatch)
+    try:
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                               {"width": 1024, "height": 768, "deviceScaleFactor": 1, "mobile": False})
+        driver.get(Path(stepper(mlp_trace(), tmp_path / "mlp.html")).as_uri())
+        pane = next(p for p in driver.find_elements(By.CSS_SELECTOR, ".graph") if p.is_displayed())
+        before = driver.execute_script("return arguments[0].scrollLeft", pane)
+        ActionChains(driver).move_to_element(pane).click_and_hold().move_by_offset(200, 0).release().perform()
+        assert driver.execute_script("return arguments[0].scrollLeft", pane) == pytest.approx(before - 200, abs=2)
+        driver.find_element(By.ID, "zoom-whole").click()
+        m = driver.execute_script(MEASURE)
+        assert m["outside"] == []  # the whole graph in view (its text is then small: the reader asked)
+        driver.find_element(By.ID, "zoom-reset").click()
+        assert driver.execute_script(MEASURE)["small"] == []
     finally:
         driver.quit()

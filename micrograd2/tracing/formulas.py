@@ -29,7 +29,7 @@ _OPEN, _CLOSE = "([{|", ")]}|"
 
 def binding(text: str) -> int:
     """How tightly ``text`` binds: ``ATOM`` for a name or a call, else its loosest top-level operator."""
-    depth, loosest = 0, ATOM
+    depth, loosest, spaced = 0, ATOM, False
     for i, c in enumerate(text):
         if c in "([{":
             depth += 1
@@ -42,10 +42,11 @@ def binding(text: str) -> int:
                 loosest = min(loosest, MUL)
             elif c == "^":
                 loosest = min(loosest, POW)
+            spaced = spaced or c == " "
     if loosest == ATOM and text[:1] in "-−" and len(text) > 1:
         return NEG
-    if loosest == ATOM and " " in text.strip():
-        return ADD  # words with spaces (a label like "my loss") read as one group only in parentheses
+    if loosest == ATOM and spaced:
+        return ADD  # words with spaces (a label like "my loss", "ln x") read as one group only in parentheses
     return loosest
 
 

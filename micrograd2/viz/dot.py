@@ -25,6 +25,7 @@ A graph of more than ``MAX_NODES`` nodes becomes a one-box summary.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import graphviz
@@ -88,9 +89,26 @@ def _check_options(view: str, rankdir: str) -> None:
                          "What to do: 'LR' draws left to right, 'TB' top to bottom.")
 
 
+@dataclass
+class Legend:
+    """What a diagram's legend says: the kinds drawn (``LEGEND`` entries, in order), the step outlined in
+    red (if any), and which way arrows point."""
+
+    kinds: list[tuple[str, str, str]]
+    step: int | None
+    arrows: str
+
+
 def digraph(sk: Skeleton, view: str = "autograd", rankdir: str = "LR", pr: Progress | None = None,
             name: str = "micrograd2") -> graphviz.Digraph:
-    """A skeleton (``viz.graph``) drawn in ``view``, annotated with a trace's progress."""
+    """A skeleton (``viz.graph``) drawn in ``view``, annotated with a trace's progress, with its legend."""
+    return drawing(sk, view, rankdir, pr, name)[0]
+
+
+def drawing(sk: Skeleton, view: str = "autograd", rankdir: str = "LR", pr: Progress | None = None,
+            name: str = "micrograd2", legend: bool = True) -> tuple[graphviz.Digraph, Legend]:
+    """``digraph`` and its ``Legend``; ``legend=False`` leaves the legend and the title out of the
+    picture (the step-through page writes them as HTML beside it)."""
     _check_options(view, rankdir)
     g = graphviz.Digraph(name, graph_attr={"rankdir": rankdir, "fontname": "Helvetica"},
                          node_attr={"style": "filled", "shape": "box", "fontname": "Helvetica", "fontsize": "11"},
@@ -102,12 +120,15 @@ def digraph(sk: Skeleton, view: str = "autograd", rankdir: str = "LR", pr: Progr
         drawn = (_AutogradView if view == "autograd" else _ValueView)(g, sk, pr)
         drawn.draw()
         kinds, backward = drawn.kinds, bool(drawn.flow)
-    _legend(g, kinds, backward, pr)
-    if pr is not None and pr.event is not None:
-        ev = pr.event
-        where = "" if pr.current in sk.nodes or sk.too_large else " (not in this graph)"
-        g.attr(label=f"step {ev.step} (pass {ev.pass_no}): {ev.node} {ev.node_id}{where}", labelloc="t")
-    return g
+    key = Legend([entry for entry in LEGEND if entry[0] in kinds], pr.step if pr is not None and pr.current else None,
+                 ARROWS["backward" if backward else "forward"])
+    if legend:
+        _legend(g, key)
+        if pr is not None and pr.event is not None:
+            ev = pr.event
+            where = "" if pr.current in sk.nodes or sk.too_large else " (not in this graph)"
+            g.attr(label=f"step {ev.step} (pass {ev.pass_no}): {ev.node} {ev.node_id}{where}", labelloc="t")
+    return g, key
 
 
 def _lines(*parts: str) -> str:
@@ -251,22 +272,20 @@ def _summary(g: graphviz.Digraph, sk: Skeleton) -> None:
     g.edge("summary", "output", style="dashed")
 
 
-def _legend(g: graphviz.Digraph, kinds: set[str], backward: bool, pr: Progress | None) -> None:
-    """The legend: the kinds drawn (in ``LEGEND``'s order), the step visited, and which way arrows point."""
+def _legend(g: graphviz.Digraph, key: Legend) -> None:
+    """The legend cluster: the kinds drawn, the step visited, and which way arrows point."""
     with g.subgraph(name="cluster_legend") as c:
         c.attr(label="legend", fontsize="10", style="rounded", color="grey")
         names = []
-        for key, text, color in LEGEND:
-            if key in kinds:
-                names.append(f"legend {key}")
-                c.node(names[-1], text, fillcolor=color, fontsize="9", height="0.3")
-        if pr is not None and pr.current is not None:
+        for kind, text, color in key.kinds:
+            names.append(f"legend {kind}")
+            c.node(names[-1], text, fillcolor=color, fontsize="9", height="0.3")
+        if key.step is not None:
             names.append("legend step")
-            c.node(names[-1], f"visited at step {pr.step}", fillcolor=GRAD_FN, color=HIGHLIGHT,
+            c.node(names[-1], f"visited at step {key.step}", fillcolor=GRAD_FN, color=HIGHLIGHT,
                    penwidth="3", fontsize="9", height="0.3")
         names.append("legend arrows")
-        c.node(names[-1], ARROWS["backward" if backward else "forward"], shape="plaintext", style="",
-               fontsize="9", height="0.3")
+        c.node(names[-1], key.arrows, shape="plaintext", style="", fontsize="9", height="0.3")
         for a, b in zip(names, names[1:]):  # one row (a column with rankdir=TB), beside the graph
             c.edge(a, b, style="invis")
 

@@ -1,12 +1,18 @@
 """``mg.viz.stepper(trace, path)``: one self-contained HTML page to step through a backward pass.
 
 One frame per backward step: the graph of that step's pass with the visited
-node outlined and the gradients it sends on its edges (``draw(..., highlight=k)``),
-and beside it the narration of that step.  Buttons and the ← → keys move
-between frames.  The page needs no network: the SVGs and the script are inline.
-Without Graphviz's ``dot`` the frames show the DOT source and say how to
-install it.  Past ``MAX_FRAMES`` steps the page keeps the first and the last
-frames and says which steps it left out.
+node outlined and the gradients it sends on its edges, arrows pointing the way
+gradients flow (``draw(..., highlight=k)``), its legend (only the kinds it
+shows) and the narration of that step, wrapped to the page.
+
+The graph sits beside the narration when it fits there with readable text,
+else above it; it is never drawn with text smaller than ``MIN_TEXT_PX`` unless
+the reader asks for the whole graph.  A graph larger than the page pans (drag
+it, or scroll), and each frame scrolls its visited node into view.  Keys:
+← → step, Home/End first/last frame, + − 0 zoom.  The page needs no network:
+the SVGs and the script are inline.  Without Graphviz's ``dot`` the frames show
+the DOT source and say how to install it.  Past ``MAX_FRAMES`` steps the page
+keeps the first and the last frames and says which steps it left out.
 """
 from __future__ import annotations
 
@@ -17,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..tracing.narrate import narration_lines
-from .dot import digraph
+from .dot import Legend, drawing
 from .graph import from_pass, progress
 from .render import INSTALL, GraphvizMissingWarning, svgs
 
@@ -26,26 +32,97 @@ if TYPE_CHECKING:
 
 MAX_FRAMES = 500
 
+MIN_TEXT_PX = 10.5  # the graph is never shown smaller than this (its smallest text, in CSS pixels), except on request
+
 _STYLE = """
-body { font-family: Helvetica, Arial, sans-serif; margin: 1em; color: #222; }
-header { display: flex; gap: 1em; align-items: center; flex-wrap: wrap; }
+body { font-family: Helvetica, Arial, sans-serif; font-size: 16px; margin: 1em; color: #222; }
+h1 { font-size: 1.4em; margin: 0; }
+header { display: flex; gap: .6em 1em; align-items: center; flex-wrap: wrap; }
+header .zoom { display: flex; gap: .3em; align-items: center; }
 button { font-size: 1em; padding: .3em .9em; }
-.frame { display: flex; gap: 1.5em; align-items: flex-start; margin-top: 1em; }
+.keys { color: #555; font-size: .85em; }
+.frame { display: flex; gap: 24px; align-items: flex-start; margin-top: 1em; }
 .frame[hidden] { display: none; }
-.graph { flex: 0 1 auto; overflow: auto; max-width: 58vw; }
-.graph svg { max-width: 100%; height: auto; }
-.narration { flex: 1 1 auto; min-width: 0; white-space: pre; overflow-x: auto; font-family: Menlo, Consolas, monospace;
-             font-size: .85em; background: #f6f6f6; padding: .8em; border-radius: 4px; }
+.frame.stacked { flex-direction: column; align-items: stretch; }
+.frame.stacked .graph { max-height: 62vh; }
+.graph { flex: 0 0 auto; max-width: 100%; max-height: 80vh; overflow: auto; border: 1px solid #ddd;
+         border-radius: 4px; cursor: grab; box-sizing: border-box; }
+.graph.dragging { cursor: grabbing; }
+.graph svg { display: block; }
+.side { flex: 1 1 360px; min-width: 0; }
+.legend { list-style: none; margin: 0 0 .6em 0; padding: 0; display: flex; flex-wrap: wrap; gap: .3em 1.2em;
+          font-size: 14px; }
+.legend li { display: flex; align-items: center; gap: .4em; }
+.swatch { display: inline-block; width: 1.4em; height: .9em; border: 1px solid #555; }
+.swatch.visited { background: lightgrey; border: 3px solid red; }
+.narration { font-family: Menlo, Consolas, monospace; font-size: 14px; line-height: 1.35; background: #f6f6f6;
+             padding: .8em; border-radius: 4px; overflow-wrap: anywhere; }
+.narration .line { white-space: pre-wrap; text-indent: -2ch; }
 .note { color: #a33; }
-pre.dot { font-size: .8em; background: #fffbe6; padding: .5em; }
+pre.dot { font-size: 13px; background: #fffbe6; padding: .5em; white-space: pre-wrap; overflow-wrap: anywhere; }
 """
 
 _SCRIPT = """
 (function () {
+  var MIN_TEXT_PX = %(min_px)s, GAP = 24, SIDE_MIN = 520;
   var frames = document.querySelectorAll('.frame');
   var position = document.getElementById('position');
   var prev = document.getElementById('prev'), next = document.getElementById('next');
-  var current = 0;
+  var current = 0, zoom = 1, whole = false;
+
+  function size(svg) {  // the picture's natural size in CSS pixels (Graphviz writes points) and smallest text
+    if (!svg.dataset.w) {
+      var smallest = Infinity;
+      svg.querySelectorAll('text').forEach(function (t) {
+        smallest = Math.min(smallest, parseFloat(t.getAttribute('font-size')) || 14);
+      });
+      var box = svg.viewBox.baseVal;
+      svg.dataset.w = parseFloat(svg.getAttribute('width')) * 4 / 3;
+      svg.dataset.h = parseFloat(svg.getAttribute('height')) * 4 / 3;
+      svg.dataset.text = (smallest === Infinity ? 14 : smallest) * parseFloat(svg.dataset.w) / box.width;
+    }
+    return [parseFloat(svg.dataset.w), parseFloat(svg.dataset.h), parseFloat(svg.dataset.text)];
+  }
+
+  // Beside the narration if the graph fits there with readable text, else above it, as wide as the page;
+  // never smaller than MIN_TEXT_PX (then it pans: drag it, or use the scroll bars) unless 'whole graph'.
+  function layout(f) {
+    var pane = f.querySelector('.graph'), svg = pane && pane.querySelector('svg');
+    if (!svg) { f.classList.add('stacked'); return; }
+    var s = size(svg), w = s[0], h = s[1], readable = MIN_TEXT_PX / s[2];
+    var width = f.clientWidth, besideScale = Math.min(1, (width - GAP - SIDE_MIN) / w), scale, beside;
+    if (whole) {
+      scale = Math.min((width - 2) / w, (window.innerHeight * 0.62 - 2) / h, 1);
+      beside = false;
+    } else {
+      beside = besideScale >= readable && zoom <= 1;
+      scale = (beside ? besideScale : Math.max(readable, Math.min(1, (width - 2) / w))) * zoom;
+    }
+    svg.style.width = (w * scale) + 'px';
+    svg.style.height = (h * scale) + 'px';
+    f.classList.toggle('stacked', !beside);
+  }
+
+  function focus(f) {  // scroll the visited node and the gradients it sends into view
+    var pane = f.querySelector('.graph'), svg = pane && pane.querySelector('svg');
+    if (!svg) { return; }
+    var box = null;
+    svg.querySelectorAll('g.node, g.edge').forEach(function (g) {
+      var title = g.querySelector('title');
+      var mine = g.classList.contains('node') ? title && title.textContent === f.dataset.current
+                                              : g.querySelector('[stroke="red"]') !== null;
+      if (!mine) { return; }
+      var r = g.getBoundingClientRect();
+      box = box ? {left: Math.min(box.left, r.left), top: Math.min(box.top, r.top),
+                   right: Math.max(box.right, r.right), bottom: Math.max(box.bottom, r.bottom)}
+                : {left: r.left, top: r.top, right: r.right, bottom: r.bottom};
+    });
+    if (!box) { return; }
+    var p = pane.getBoundingClientRect();
+    pane.scrollLeft += (box.left + box.right) / 2 - (p.left + p.right) / 2;
+    pane.scrollTop += (box.top + box.bottom) / 2 - (p.top + p.bottom) / 2;
+  }
+
   function show(k) {
     current = Math.max(0, Math.min(frames.length - 1, k));
     for (var j = 0; j < frames.length; j++) { frames[j].hidden = (j !== current); }
@@ -54,16 +131,49 @@ _SCRIPT = """
       ' of ' + frames.length + ')';
     prev.disabled = current === 0;
     next.disabled = current === frames.length - 1;
+    layout(f);
+    focus(f);
   }
+  function rezoom(factor, all) {
+    whole = all;
+    zoom = factor === null ? 1 : zoom * factor;
+    show(current);
+  }
+
   prev.addEventListener('click', function () { show(current - 1); });
   next.addEventListener('click', function () { show(current + 1); });
+  document.getElementById('zoom-in').addEventListener('click', function () { rezoom(1.25, false); });
+  document.getElementById('zoom-out').addEventListener('click', function () { rezoom(1 / 1.25, false); });
+  document.getElementById('zoom-whole').addEventListener('click', function () { rezoom(null, true); });
+  document.getElementById('zoom-reset').addEventListener('click', function () { rezoom(null, false); });
   document.addEventListener('keydown', function (e) {
-    if (e.key === 'ArrowRight') { show(current + 1); e.preventDefault(); }
-    else if (e.key === 'ArrowLeft') { show(current - 1); e.preventDefault(); }
+    var keys = {ArrowRight: current + 1, ArrowLeft: current - 1, Home: 0, End: frames.length - 1};
+    if (e.key in keys && !e.altKey && !e.ctrlKey && !e.metaKey) { show(keys[e.key]); e.preventDefault(); }
+    else if (e.key === '+' || e.key === '=') { rezoom(1.25, false); }
+    else if (e.key === '-') { rezoom(1 / 1.25, false); }
+    else if (e.key === '0') { rezoom(null, false); }
   });
+  document.querySelectorAll('.graph').forEach(function (pane) {  // drag to pan
+    var start = null;
+    pane.addEventListener('mousedown', function (e) {
+      start = [e.clientX, e.clientY, pane.scrollLeft, pane.scrollTop];
+      pane.classList.add('dragging');
+      e.preventDefault();
+    });
+    window.addEventListener('mousemove', function (e) {
+      if (!start) { return; }
+      pane.scrollLeft = start[2] - (e.clientX - start[0]);
+      pane.scrollTop = start[3] - (e.clientY - start[1]);
+    });
+    window.addEventListener('mouseup', function () { start = null; pane.classList.remove('dragging'); });
+  });
+  window.addEventListener('resize', function () { show(current); });
   show(0);
 })();
 """
+
+# Graphviz colour names that CSS does not know
+_CSS_COLOURS = {"darkolivegreen1": "#caff70"}
 
 
 def _kept(steps: list[int]) -> tuple[list[int], str | None]:
@@ -89,13 +199,13 @@ def stepper(trace: Tracer, path: str | os.PathLike[str], view: str = "autograd",
     lines = narration_lines(trace.events, trace.passes, "steps")
     headers = {ln.pass_no: ln.plain for ln in lines if ln.step is None and ln.plain.startswith("backward pass")}
     skeletons = {}
-    graphs = []
+    drawn = []
     for k in steps:
         pass_no = by_step[k].pass_no or 0
         if pass_no not in skeletons:
             skeletons[pass_no] = from_pass(trace, pass_no, show_saved)
-        graphs.append(digraph(skeletons[pass_no], view, rankdir, progress(trace, k), name=f"step{k}"))
-    pictures = svgs(graphs)
+        drawn.append(drawing(skeletons[pass_no], view, rankdir, progress(trace, k), name=f"step{k}", legend=False))
+    pictures = svgs([g for g, _ in drawn])
     notes = [note] if note else []
     if pictures is None:
         notes.append(f"Graphviz's dot was not found, so each frame shows its DOT source; to see pictures, {INSTALL}.")
@@ -103,26 +213,61 @@ def stepper(trace: Tracer, path: str | os.PathLike[str], view: str = "autograd",
     frames = []
     for i, k in enumerate(steps):
         text = [headers.get(by_step[k].pass_no, "")] + [ln.plain for ln in lines if ln.step == k]
-        picture = pictures[i] if pictures is not None else f'<pre class="dot">{html.escape(graphs[i].source)}</pre>'
-        frames.append(
-            f'<section class="frame" data-step="{k}" data-total="{steps[-1] if steps else 0}" hidden>'
-            f'<div class="graph">{picture}</div>'
-            f'<pre class="narration">{html.escape(chr(10).join(t for t in text if t))}</pre></section>'
-        )
+        graph, key = drawn[i]
+        picture = pictures[i] if pictures is not None else f'<pre class="dot">{html.escape(graph.source)}</pre>'
+        frames.append(_frame(k, steps[-1], by_step[k].node_id or "", picture, key, [t for t in text if t]))
     if not frames:
         notes.append("This trace has no backward step: call .backward() inside the `with mg.trace()` block.")
-        frames.append('<section class="frame" data-step="0" data-total="0"><div class="graph"></div>'
-                      '<pre class="narration">(no backward step)</pre></section>')
+        frames.append(_frame(0, 0, "", "", None, ["(no backward step)"]))
     page = (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
         f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head><body>"
-        f"<header><h1>{html.escape(title)}</h1><button id=\"prev\" type=\"button\">← previous</button>"
-        "<button id=\"next\" type=\"button\">next →</button><span id=\"position\"></span></header>"
+        f"<header><h1>{html.escape(title)}</h1>{_CONTROLS}</header>"
         + "".join(f'<p class="note">{html.escape(n)}</p>' for n in notes)
         + "\n".join(frames)
-        + f"<script>{_SCRIPT}</script></body></html>\n"
+        + f"<script>{_SCRIPT % {'min_px': MIN_TEXT_PX}}</script></body></html>\n"
     )
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(page, encoding="utf-8")
     return str(target)
+
+
+_CONTROLS = (
+    '<button id="prev" type="button">← previous</button><button id="next" type="button">next →</button>'
+    '<span id="position"></span>'
+    '<span class="zoom"><button id="zoom-out" type="button" title="zoom out (-)">−</button>'
+    '<button id="zoom-in" type="button" title="zoom in (+)">+</button>'
+    '<button id="zoom-reset" type="button" title="readable size (0)">readable</button>'
+    '<button id="zoom-whole" type="button" title="the whole graph, however small">whole graph</button></span>'
+    '<span class="keys">keys: ← → step, Home/End first/last; drag the graph to pan</span>'
+)
+
+
+def _frame(step: int, total: int, node_id: str, picture: str, key: Legend | None, text: list[str]) -> str:
+    """One frame: the graph at this step, its legend, and the narration of the step."""
+    return (
+        f'<section class="frame" data-step="{step}" data-total="{total}" data-current="{html.escape(node_id)}" '
+        f'hidden><div class="graph">{picture}</div><div class="side">{_legend_html(key)}'
+        f'<div class="narration">{"".join(_line_html(t) for t in text)}</div></div></section>'
+    )
+
+
+def _line_html(text: str) -> str:
+    """A narration line that wraps with a hanging indent (its continuation starts two columns further in)."""
+    body = text.lstrip(" ")
+    indent = len(text) - len(body)
+    return f'<div class="line" style="padding-left: {indent + 2}ch">{html.escape(body)}</div>'
+
+
+def _legend_html(key: Legend | None) -> str:
+    """The frame's legend: only the kinds its picture shows, the visited step, and which way arrows point."""
+    if key is None:
+        return ""
+    items = [f'<li><span class="swatch" style="background: {_CSS_COLOURS.get(colour, colour)}"></span>'
+             f"{html.escape(text)}</li>" for _, text, colour in key.kinds]
+    if key.step is not None:
+        items.append(f'<li><span class="swatch visited"></span>visited at step {key.step}</li>')
+    items.append(f"<li>{html.escape(key.arrows)}</li>")
+    return f'<ul class="legend">{"".join(items)}</ul>'
