@@ -198,7 +198,9 @@ var frame = Array.prototype.find.call(document.querySelectorAll('.frame'), funct
 var out = {small: [], cut: [], outside: [], outsideMine: [], page: document.documentElement.scrollWidth - innerWidth};
 document.querySelectorAll('body *').forEach(function (el) {
   if (el.closest('svg') || el.getClientRects().length === 0) { return; }
-  var text = Array.prototype.some.call(el.childNodes, function (n) { return n.nodeType === 3 && n.textContent.trim(); });
+  var text = Array.prototype.some.call(el.childNodes, function (n) {
+    return n.nodeType === 3 && n.textContent.trim();
+  });
   var px = parseFloat(getComputedStyle(el).fontSize);
   if (text && px < 10) { out.small.push(el.tagName + ' ' + px); }
   if (text && el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).display === 'block') {
