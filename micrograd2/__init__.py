@@ -12,8 +12,16 @@ import importlib
 from typing import Any
 
 from . import _checkout, autograd
-from .autograd import Function, enable_grad, is_grad_enabled, no_grad, set_grad_enabled
-from .autograd.anomaly import detect_anomaly, set_detect_anomaly
+from .autograd import (
+    Function,
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+from .autograd.anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .scalar import Value, dot, sum
 
 __version__ = "0.1.0"
@@ -37,8 +45,9 @@ _LAZY = {
 }
 
 __all__ = [
-    "Function", "Value", "autograd", "detect_anomaly", "dot", "enable_grad", "is_grad_enabled",
-    "no_grad", "set_detect_anomaly", "set_grad_enabled", "sum", *_LAZY,
+    "Function", "Value", "autograd", "detect_anomaly", "dot", "enable_grad", "inference_mode", "is_anomaly_enabled",
+    "is_grad_enabled", "is_inference_mode_enabled", "no_grad", "set_detect_anomaly", "set_grad_enabled", "sum",
+    *_LAZY,
 ]
 
 

@@ -46,3 +46,11 @@ def test_infinities_are_not_flagged() -> None:
         with mg.detect_anomaly():
             x.log().backward()
     assert x.grad == math.inf
+
+
+def test_set_detect_anomaly_is_also_a_context_manager() -> None:
+    assert not mg.is_anomaly_enabled()
+    with pytest.warns(UserWarning, match="Anomaly Detection has been enabled"):
+        with mg.set_detect_anomaly(True):
+            assert mg.is_anomaly_enabled()
+    assert not mg.is_anomaly_enabled()

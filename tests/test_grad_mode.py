@@ -115,3 +115,51 @@ def test_no_grad_in_another_thread_does_not_stop_recording_here() -> None:
         release.set()
         t.join()
     assert seen == [False]
+
+
+def test_no_grad_and_enable_grad_decorate_without_parentheses() -> None:
+    @mg.no_grad
+    def f():
+        return mg.is_grad_enabled()
+
+    @mg.enable_grad
+    def g():
+        return mg.is_grad_enabled()
+
+    assert f() is False and mg.is_grad_enabled()
+    with mg.no_grad():
+        assert g() is True
+    assert f.__name__ == "f"
+
+
+def test_no_grad_on_a_generator_holds_while_its_body_runs() -> None:
+    @mg.no_grad()
+    def gen():
+        received = yield mg.is_grad_enabled()
+        yield (received, mg.is_grad_enabled())
+        return "done"
+
+    g = gen()
+    assert next(g) is False
+    assert mg.is_grad_enabled()  # the caller's mode between yields
+    assert g.send("hi") == ("hi", False)
+    with pytest.raises(StopIteration, match="done"):
+        next(g)
+    assert mg.is_grad_enabled()
+
+
+def test_inference_mode_records_nothing_and_nests() -> None:
+    x = mg.Value(2.0, requires_grad=True)
+    with mg.inference_mode():
+        y = x * 2
+        assert mg.is_inference_mode_enabled() and not mg.is_grad_enabled()
+        with mg.inference_mode(False):
+            assert not mg.is_grad_enabled()  # mode=False changes nothing
+    assert not y.requires_grad and y.is_leaf
+    assert mg.is_grad_enabled() and not mg.is_inference_mode_enabled()
+
+    @mg.inference_mode
+    def f(v):
+        return v * 2
+
+    assert not f(x).requires_grad

@@ -52,3 +52,53 @@ def test_gradcheck_warns_for_low_precision_inputs_like_pytorch() -> None:
     x = mg.Value(1.0, requires_grad=True, dtype="float32")
     with pytest.warns(UserWarning, match="is not a double precision"):
         mg.autograd.gradcheck(Square, [x], raise_exception=False)
+
+
+class NaNSquare(Square):
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return g * 2 * x + float("nan")
+
+
+def test_gradcheck_fails_a_nan_backward() -> None:
+    with pytest.raises(GradcheckError, match="analytical: nan"):
+        mg.autograd.gradcheck(NaNSquare, [mg.Value(1.0, requires_grad=True)])
+
+
+def test_gradcheck_needs_an_input_that_requires_grad() -> None:
+    with pytest.raises(ValueError, match="at least one input tensor to require gradient"):
+        mg.autograd.gradcheck(Square, [mg.Value(1.0)])
+
+
+def test_gradcheck_checks_every_element_of_a_vector_output() -> None:
+    x = mg.tensor([1.0, 2.0, 3.0], dtype="float64", requires_grad=True)
+    assert mg.autograd.gradcheck(Square, [x])
+    with pytest.raises(GradcheckError, match=r"input 0, element 0 \(output element 0\)"):
+        mg.autograd.gradcheck(WrongSquare, [x])
+
+
+def test_gradcheck_takes_several_outputs() -> None:
+    a = mg.Value(0.5, requires_grad=True)
+    assert mg.autograd.gradcheck(lambda v: (v.exp(), v * v), [a])
+
+
+class SquareOnce(Square):
+    """Right first derivative, but computed from a plain float: not differentiable a second time."""
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return g * 2 * float(x)
+
+
+def test_gradgradcheck_catches_a_backward_that_is_not_differentiable() -> None:
+    x = mg.Value(1.5, requires_grad=True)
+    assert mg.autograd.gradcheck(SquareOnce, [x])
+    assert mg.autograd.gradgradcheck(Square, [x])
+    assert mg.autograd.gradgradcheck(SquareOnce, [x], raise_exception=False) is False
+
+
+def test_gradgradcheck_on_tensors() -> None:
+    x = mg.tensor([0.5, -1.0], dtype="float64", requires_grad=True)
+    assert mg.autograd.gradgradcheck(lambda t: (t * t * t).sum() + t.tanh().sum(), [x])

@@ -10,14 +10,22 @@ from typing import Any, Sequence
 from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .engine import run_backward
 from .function import Function
-from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
-from .gradcheck import GradcheckError, gradcheck
+from .grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .node import AccumulateGrad, Node
 from .variable import Variable
 
 __all__ = [
     "AccumulateGrad", "Function", "GradcheckError", "Node", "Variable", "backward", "detect_anomaly",
-    "enable_grad", "grad", "gradcheck", "is_anomaly_enabled", "is_grad_enabled", "no_grad",
+    "enable_grad", "grad", "gradcheck", "gradgradcheck", "inference_mode", "is_anomaly_enabled", "is_grad_enabled",
+    "is_inference_mode_enabled", "no_grad",
     "set_detect_anomaly", "set_grad_enabled",
 ]
 

@@ -1,6 +1,6 @@
 """Anomaly detection: find the op whose backward produced NaN, and where it was created.
 
-``detect_anomaly()`` (a context manager) and ``set_detect_anomaly(flag)`` as in
+``detect_anomaly()`` (a context manager) and ``set_detect_anomaly(flag)`` (a switch and a context manager) as in
 PyTorch.  While on, each recorded op remembers the stack of its forward call, and
 each backward result is checked for NaN (not for inf: PyTorch doesn't flag inf).
 While off, the engine pays one global read per op.
@@ -16,16 +16,31 @@ enabled = False
 _forward_stacks: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
 
 
-def set_detect_anomaly(mode: bool) -> None:
-    """Switch anomaly detection on or off."""
+def _switch(mode: bool) -> None:
+    """Switch anomaly detection on or off (warning, as PyTorch, when it goes on)."""
     global enabled
     if mode and not enabled:
         warnings.warn(
             "Anomaly Detection has been enabled. This mode will increase the runtime and should only be "
             "enabled for debugging.",
-            stacklevel=2,
+            stacklevel=3,
         )
     enabled = bool(mode)
+
+
+class set_detect_anomaly:
+    """``set_detect_anomaly(mode)`` switches anomaly detection at once; used as ``with
+    set_detect_anomaly(mode):`` it switches back at the end of the block (as PyTorch's)."""
+
+    def __init__(self, mode: bool) -> None:
+        self._prev = enabled
+        _switch(mode)
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc: object) -> None:
+        _switch(self._prev)
 
 
 def is_anomaly_enabled() -> bool:
@@ -37,10 +52,10 @@ class detect_anomaly:
 
     def __enter__(self) -> None:
         self._prev = enabled
-        set_detect_anomaly(True)
+        _switch(True)
 
     def __exit__(self, *exc: object) -> None:
-        set_detect_anomaly(self._prev)
+        _switch(self._prev)
 
 
 def remember_forward(node: Any) -> None:

@@ -1,20 +1,23 @@
 """Grad mode: whether the ops being run now are recorded for backward.
 
-``no_grad``, ``enable_grad`` and ``set_grad_enabled`` work as context managers
-and as decorators, nest, restore the previous mode on exceptions, and are
+``no_grad``, ``enable_grad``, ``inference_mode`` and ``set_grad_enabled`` work as
+context managers and as decorators (of functions and generators; the first three
+also bare, ``@no_grad``), nest, restore the previous mode on exceptions, and are
 thread-local, exactly as in PyTorch.
 """
 from __future__ import annotations
 
 import functools
+import inspect
 import threading
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, Generator, TypeVar
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 class _GradState(threading.local):
     enabled = True
+    inference = False
 
 
 state = _GradState()  # this thread's mode: read it as ``on_everywhere or state.enabled``
@@ -45,7 +48,8 @@ def _set_enabled(mode: bool) -> None:
 
 
 class _GradModeContext:
-    """Base for the grad-mode switches: a context manager that is also a decorator."""
+    """Base for the grad-mode switches: a context manager that is also a decorator (of functions and of
+    generators: the mode then holds while the generator's body runs, between its ``yield``s)."""
 
     _mode: bool
 
@@ -57,9 +61,12 @@ class _GradModeContext:
         _set_enabled(self._prev)
 
     def __call__(self, fn: F) -> F:
+        if inspect.isgeneratorfunction(fn):
+            return _decorate_generator(self._clone, fn)  # type: ignore[return-value]
+
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            with self.__class__._clone(self):
+            with self._clone():
                 return fn(*args, **kwargs)
 
         return wrapper  # type: ignore[return-value]
@@ -68,16 +75,91 @@ class _GradModeContext:
         return self.__class__()
 
 
-class no_grad(_GradModeContext):
+def _decorate_generator(make_context: Callable[[], Any], gen_fn: Callable[..., Generator[Any, Any, Any]]
+                        ) -> Callable[..., Generator[Any, Any, Any]]:
+    """``gen_fn`` with each step of its generator (first ``next``, ``send``, ``throw``, ``close``) run
+    inside a fresh ``make_context()``: the caller's mode is back in force at every ``yield``."""
+
+    @functools.wraps(gen_fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Generator[Any, Any, Any]:
+        gen = gen_fn(*args, **kwargs)
+        try:
+            with make_context():
+                response = gen.send(None)
+            while True:
+                try:
+                    request = yield response
+                except GeneratorExit:
+                    with make_context():
+                        gen.close()
+                    raise
+                except BaseException as error:  # thrown in by the caller: pass it on, in the mode
+                    with make_context():
+                        response = gen.throw(error)
+                else:
+                    with make_context():
+                        response = gen.send(request)
+        except StopIteration as stop:
+            return stop.value
+
+    return wrapper
+
+
+class _BareDecorator(_GradModeContext):
+    """A switch that also decorates without parentheses: ``@no_grad`` as well as ``@no_grad()``."""
+
+    def __new__(cls, orig_func: Callable[..., Any] | None = None) -> Any:
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_BareDecorator):
     """Don't record ops: results are leaves with ``requires_grad=False``."""
 
     _mode = False
 
 
-class enable_grad(_GradModeContext):
+class enable_grad(_BareDecorator):
     """Record ops again (inside a ``no_grad`` block)."""
 
     _mode = True
+
+
+class inference_mode(_GradModeContext):
+    """``inference_mode(mode=True)``: as ``no_grad`` (results are leaves with ``requires_grad=False``);
+    ``mode=False`` changes nothing.  A context manager and a decorator, with or without parentheses.
+
+    One difference from PyTorch: results are not marked as "inference tensors", so using them later
+    in a recorded op works here where PyTorch raises.
+    """
+
+    def __new__(cls, mode: Any = True) -> Any:
+        if callable(mode):  # @inference_mode, bare
+            return cls()(mode)
+        return super().__new__(cls)
+
+    def __init__(self, mode: bool = True) -> None:
+        self._on = bool(mode)
+
+    def __enter__(self) -> None:
+        self._prev = state.enabled
+        self._prev_inference = state.inference
+        if self._on:
+            _set_enabled(False)
+            state.inference = True
+
+    def __exit__(self, *exc: object) -> None:
+        _set_enabled(self._prev)
+        state.inference = self._prev_inference
+
+    def _clone(self) -> _GradModeContext:
+        return inference_mode(self._on)
+
+
+def is_inference_mode_enabled() -> bool:
+    """True inside ``inference_mode()``."""
+    return state.inference
 
 
 class set_grad_enabled(_GradModeContext):

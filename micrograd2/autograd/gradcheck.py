@@ -1,16 +1,19 @@
-"""``gradcheck``: compare a function's analytic gradients with central differences.
+"""``gradcheck`` and ``gradgradcheck``: compare a function's derivatives with central differences.
 
-For each input ``xᵢ`` (each element of a Tensor): numerical ``(f(xᵢ+ε) − f(xᵢ−ε)) / 2ε`` against the analytic
-gradient from one backward pass; a mismatch beyond ``atol + rtol·|numerical|``
-raises :class:`GradcheckError` naming the input and both numbers.
+For every output element and every input element that requires grad: the numerical derivative
+``(f(x + ε) − f(x − ε)) / 2ε`` against the analytic one from a backward pass.  They agree when
+``|analytic − numerical| ≤ atol + rtol·|numerical|``, as ``torch.allclose``: a NaN never agrees, an
+infinity only with the same infinity.  A disagreement raises :class:`GradcheckError` naming the output,
+the input (position, label, element) and both numbers.  ``gradgradcheck`` checks second derivatives:
+it runs ``gradcheck`` on ``x ↦ ∂⟨f(x), v⟩/∂x``, the first derivatives built with ``create_graph=True``.
 """
 from __future__ import annotations
 
+import random
 import warnings
 from typing import Any, Callable, Sequence
 
-from . import grad_mode
-from .engine import run_backward
+from .variable import Variable
 
 
 class GradcheckError(RuntimeError):
@@ -19,18 +22,22 @@ class GradcheckError(RuntimeError):
 
 def gradcheck(fn: Callable[..., Any], inputs: Any, eps: float = 1e-6, atol: float = 1e-5,
               rtol: float = 1e-3, raise_exception: bool = True) -> bool:
-    """True if ``fn``'s backward matches central differences at ``inputs``, else raise.
+    """True if ``fn``'s backward matches central differences at ``inputs``, else raise (or return False).
 
-    ``fn`` takes the inputs (Values or Tensors) and returns one Value (or a one-element
-    Tensor); a Tensor input is checked element by element.  A ``Function`` subclass
-    may be passed for ``fn`` (its ``apply`` is used).  Inputs that do not require
-    grad are held fixed.
+    ``fn`` takes the inputs (Values or Tensors) and returns a Value, a Tensor of any shape, or a tuple
+    of them (PyTorch's outputs); a ``Function`` subclass may be passed for ``fn`` (its ``apply`` is used).
+    Inputs that do not require grad are held fixed; at least one must require grad (``ValueError``).
     """
     call = getattr(fn, "apply", fn)
-    xs = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
-    wrt = [i for i, x in enumerate(xs) if getattr(x, "requires_grad", False)]
+    xs = _as_tuple(inputs)
+    wrt = [i for i, x in enumerate(xs) if isinstance(x, Variable) and x.requires_grad]
+    if not wrt:
+        raise ValueError(
+            "gradcheck expects at least one input tensor to require gradient, but none of the them have "
+            "requires_grad=True.\nWhat to do: create the inputs to check with requires_grad=True."
+        )
     for i in wrt:
-        if getattr(xs[i], "dtype", "float64") != "float64":
+        if xs[i].dtype != "float64":
             warnings.warn(
                 f"Input #{i} requires gradient and is not a double precision floating point or complex. "
                 "This check will likely fail if all the inputs are not of double precision floating point "
@@ -38,23 +45,97 @@ def gradcheck(fn: Callable[..., Any], inputs: Any, eps: float = 1e-6, atol: floa
                 UserWarning,
                 stacklevel=2,
             )
-    out = call(*xs)
-    analytic = run_backward((out,), (out._seed(None),), inputs=tuple(xs[i] for i in wrt), allow_unused=True)
-    assert analytic is not None
-    for i, a in zip(wrt, analytic):
-        for k, a_val in enumerate(_entries(a, xs[i])):  # a Value has one entry; a Tensor, one per element
-            numeric = _central_difference(call, xs, i, k, eps)
-            if abs(a_val - numeric) > atol + rtol * abs(numeric):
-                if not raise_exception:
-                    return False
-                label = f" ({xs[i].label})" if getattr(xs[i], "label", None) else ""
-                element = f", element {k}" if _size(xs[i]) > 1 else ""
-                raise GradcheckError(
-                    f"Jacobian mismatch for output 0 with respect to input {i}{label}{element},\n"
-                    f"numerical: {numeric!r}\nanalytical: {a_val!r}\n"
-                    "What to do: check the backward formula of the op that uses this input."
-                )
+    outputs = [o for o in _as_tuple(call(*xs)) if isinstance(o, Variable)]
+    numerical = _numerical_jacobians(call, xs, wrt, eps)
+    for k, out in enumerate(outputs):
+        analytic = _analytic_jacobian(out, [xs[i] for i in wrt])
+        for column, i in enumerate(wrt):
+            for e, a_row in enumerate(analytic[column]):
+                for j, a in enumerate(a_row):
+                    n = numerical[column][e][k][j]
+                    if a == n or abs(a - n) <= atol + rtol * abs(n):
+                        continue
+                    if not raise_exception:
+                        return False
+                    raise GradcheckError(_mismatch(k, i, xs[i], e, j, len(a_row), n, a))
     return True
+
+
+def gradgradcheck(fn: Callable[..., Any], inputs: Any, grad_outputs: Any = None, eps: float = 1e-6,
+                  atol: float = 1e-5, rtol: float = 1e-3, raise_exception: bool = True) -> bool:
+    """Check second derivatives: ``gradcheck`` of the first derivatives ∂⟨f(x), v⟩/∂x.
+
+    ``v`` is ``grad_outputs`` (one per output), or fixed pseudo-random numbers in [−1, 1] (PyTorch
+    draws random ones).  The first derivatives are taken with ``create_graph=True``, so this checks
+    the backward of every backward that ``fn`` runs.
+    """
+    from . import grad  # the public autograd.grad (this module is imported by the package's __init__)
+
+    call = getattr(fn, "apply", fn)
+    xs = _as_tuple(inputs)
+    if grad_outputs is None:
+        rng = random.Random(0)
+        grad_outputs = tuple(_filled(o, rng) for o in _as_tuple(call(*xs)) if isinstance(o, Variable))
+    vs = _as_tuple(grad_outputs)
+
+    def first_derivatives(*args: Any) -> tuple[Any, ...]:
+        ys = [y for y in _as_tuple(call(*args)) if isinstance(y, Variable)]
+        pairs = [(y, v) for y, v in zip(ys, vs) if y.requires_grad]
+        wrt = [a for a in args if isinstance(a, Variable) and a.requires_grad]
+        grads = grad([y for y, _ in pairs], wrt, grad_outputs=[v for _, v in pairs], create_graph=True,
+                     allow_unused=True)
+        return tuple(g for g in grads if g is not None)
+
+    return gradcheck(first_derivatives, xs, eps, atol, rtol, raise_exception)
+
+
+# -- the two Jacobians ------------------------------------------------------------------------------
+def _analytic_jacobian(out: Any, xs: Sequence[Any]) -> list[list[list[float]]]:
+    """``[input][input element][output element]``: one backward pass per output element."""
+    from . import grad
+
+    size = _size(out)
+    jac = [[[0.0] * size for _ in range(_size(x))] for x in xs]
+    if not out.requires_grad:
+        return jac  # the output does not depend on the inputs through the graph: zeros, as PyTorch
+    for j in range(size):
+        grads = grad(out, xs, grad_outputs=_one_hot(out, j), retain_graph=True, allow_unused=True)
+        for column, (g, x) in enumerate(zip(grads, xs)):
+            for e, value in enumerate(_entries(g, x)):
+                jac[column][e][j] = value
+    return jac
+
+
+def _numerical_jacobians(call: Callable[..., Any], xs: Sequence[Any], wrt: Sequence[int],
+                         eps: float) -> list[list[list[list[float]]]]:
+    """``[input][input element][output][output element]`` by central differences, the rest held fixed."""
+    jac = []
+    for i in wrt:
+        rows = []
+        for e in range(_size(xs[i])):
+            plus, minus = list(xs), list(xs)
+            plus[i], minus[i] = _nudged(xs[i], e, eps), _nudged(xs[i], e, -eps)
+            f_plus, f_minus = _flat_outputs(call(*plus)), _flat_outputs(call(*minus))
+            rows.append([[(p - m) / (2 * eps) for p, m in zip(po, mo)] for po, mo in zip(f_plus, f_minus)])
+        jac.append(rows)
+    return jac
+
+
+def _mismatch(k: int, i: int, x: Any, e: int, j: int, out_size: int, numerical: float, analytic: float) -> str:
+    label = f" ({x.label})" if getattr(x, "label", None) else ""
+    element = f", element {e}" if _size(x) > 1 else ""
+    output_element = f" (output element {j})" if out_size > 1 else ""
+    return (
+        f"Jacobian mismatch for output {k} with respect to input {i}{label}{element}{output_element},\n"
+        f"numerical: {numerical!r}\nanalytical: {analytic!r}\n"
+        "What to do: check the backward formula of the op that uses this input "
+        "(a nan or inf gradient never matches)."
+    )
+
+
+# -- helpers on Values and Tensors alike --------------------------------------------------------------
+def _as_tuple(x: Any) -> tuple[Any, ...]:
+    return tuple(x) if isinstance(x, (tuple, list)) else (x,)
 
 
 def _size(x: Any) -> int:
@@ -63,7 +144,7 @@ def _size(x: Any) -> int:
 
 
 def _entries(g: Any, x: Any) -> list[float]:
-    """The analytic gradient with respect to ``x`` as a flat list of floats (zeros if unused)."""
+    """A gradient (or an output) as a flat, row-major list of floats (zeros for a missing gradient)."""
     if g is None:
         return [0.0] * _size(x)
     if not hasattr(g, "tolist"):
@@ -78,25 +159,48 @@ def _entries(g: Any, x: Any) -> list[float]:
     return flat
 
 
-def _nudged(x: Any, k: int, delta: float) -> Any:
-    """A copy of ``x`` outside the graph with its ``k``-th entry (row-major) moved by ``delta``."""
-    if not hasattr(x, "shape"):
-        return x._wrap(x.data + delta, x.dtype, None)
-    y = x.detach().clone()
+def _flat_outputs(outputs: Any) -> list[list[float]]:
+    return [_entries(o, o) for o in _as_tuple(outputs) if isinstance(o, Variable)]
+
+
+def _position(shape: Sequence[int], k: int) -> tuple[int, ...]:
+    """The index of the ``k``-th element (row-major) of an array of ``shape``."""
     index = []
-    for n in reversed(y.shape):
+    for n in reversed(shape):
         k, r = divmod(k, n)
         index.append(r)
-    where = tuple(reversed(index))
-    y[where] = y[where].item() + delta
+    return tuple(reversed(index))
+
+
+def _set(x: Any, k: int, value: float) -> Any:
+    """A fresh copy of ``x`` outside the graph, its ``k``-th entry set to ``value`` (a new leaf)."""
+    if not hasattr(x, "shape"):
+        return x._wrap(value, x.dtype, None)
+    y = x.detach().clone()
+    y[_position(y.shape, k)] = value
     return y
 
 
-def _central_difference(call: Callable[..., Any], xs: Sequence[Any], i: int, k: int, eps: float) -> float:
-    """(f(x + ε) − f(x − ε)) / 2ε with respect to entry ``k`` of input ``i``, the rest fixed."""
-    with grad_mode.no_grad():
-        plus = [*xs]
-        minus = [*xs]
-        plus[i] = _nudged(xs[i], k, eps)
-        minus[i] = _nudged(xs[i], k, -eps)
-        return (float(call(*plus).item()) - float(call(*minus).item())) / (2 * eps)
+def _nudged(x: Any, k: int, delta: float) -> Any:
+    """``x`` with entry ``k`` moved by ``delta``: a new leaf that requires grad if ``x`` does."""
+    y = _set(x, k, _entries(x, x)[k] + delta)
+    return y.requires_grad_(True) if x.requires_grad else y
+
+
+def _one_hot(out: Any, j: int) -> Any:
+    """A seed of ``out``'s shape: 1 at element ``j``, 0 elsewhere."""
+    if not hasattr(out, "shape"):
+        return 1.0
+    seed = out.detach().clone().zero_()
+    seed[_position(seed.shape, j)] = 1.0
+    return seed
+
+
+def _filled(out: Any, rng: random.Random) -> Any:
+    """A Value or Tensor like ``out`` (no grad) of pseudo-random numbers in [−1, 1]."""
+    if not hasattr(out, "shape"):
+        return out._wrap(rng.uniform(-1.0, 1.0), out.dtype, None)
+    v = out.detach().clone()
+    for k in range(_size(v)):
+        v[_position(v.shape, k)] = rng.uniform(-1.0, 1.0)
+    return v

@@ -217,15 +217,14 @@ KNOWN: dict[str, str] = {
     "bce_out_of_range": "binary_cross_entropy accepts probabilities outside [0, 1]; torch refuses",
     "len_of_0d": NO_HINT,
     "function_gradient_for_number": "a custom Function's gradient for a number input is accepted; torch refuses",
-    "gradcheck_nothing_requires_grad": ("gradcheck with no input that requires grad fails in backward "
-                                        "(RuntimeError); torch raises ValueError first"),
     "param_in_two_groups": "a parameter in two groups is accepted; torch refuses",
     "sgd_negative_lr": NO_HINT,
     "adam_bad_beta": NO_HINT,
     "hook_changes_shape": "a Tensor hook may return a gradient of another shape; torch refuses",
     "hook_changes_dtype": "a Tensor hook may return a gradient of another dtype; torch refuses",
     "set_grad_wrong_shape": "x.grad may be assigned a Tensor of another shape; torch refuses",
-    "inference_tensor_in_graph": "mg.inference_mode does not exist",
+    "inference_tensor_in_graph": ("inference_mode is no_grad here: what it makes is not an inference tensor, "
+                                  "so later use in a recorded op works (README: Differences from PyTorch)"),
 }
 
 
