@@ -33,6 +33,7 @@ The policy is process-wide (not per thread, unlike PyTorch's).
 from __future__ import annotations
 
 import functools
+import math
 from typing import Any, Callable, TypeVar
 
 from . import dtypes
@@ -309,7 +310,9 @@ class GradScaler:
             else:
                 self._growth_tracker += 1
                 if self._growth_tracker == self._growth_interval:
-                    self._scale = dtypes.round_to(self._scale * self._growth_factor, dtypes.FLOAT32)
+                    grown = dtypes.round_to(self._scale * self._growth_factor, dtypes.FLOAT32)
+                    if grown != math.inf:  # as PyTorch: the scale never grows into inf (it stays put)
+                        self._scale = grown
                     self._growth_tracker = 0
         self._per_optimizer = {}
 

@@ -1,4 +1,5 @@
-"""Optimizers: ``SGD`` (momentum, weight decay) and ``Adam``, with PyTorch's update rules.
+"""Optimizers: ``SGD`` (momentum, dampening, Nesterov, weight decay), ``Adam`` (amsgrad) and ``AdamW``,
+with PyTorch's update rules (and ``maximize``).
 
 Parameters are updated **in place under** ``no_grad`` with the in-place ops
 (``add_``, ``mul_``…), so each ``step()`` bumps a parameter's ``_version`` by
@@ -10,12 +11,13 @@ on ``Value`` and on ``Tensor`` parameters; the one place that knows a Value's
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any, Callable, Iterable
 
 from . import dtypes
 from .autograd import Variable, enable_grad, no_grad
 
-__all__ = ["SGD", "Adam", "Optimizer", "zero_grad"]
+__all__ = ["SGD", "Adam", "AdamW", "Optimizer", "zero_grad"]
 
 
 # -- gradients: the only code that branches on float versus Variable ---------------------------
@@ -51,13 +53,24 @@ def scale_grad_(p: Any, factor: float) -> None:
 
 def grad_sq_norm(p: Any) -> float:
     """Σ g² over ``p.grad``'s entries, in float64 (a Tensor's on its own device: no NumPy on GPU arrays)."""
+    return grad_norm_term(p, 2.0)
+
+
+def grad_norm_term(p: Any, norm_type: float) -> float:
+    """Σ |g|^norm_type over ``p.grad``'s entries in float64, or max |g| for ``norm_type = inf``
+    (nan if a gradient is nan; computed on the Tensor's own device)."""
     g = p.grad
     data = g.data if is_variable(g) else g
     if isinstance(data, float):
-        return data * data
+        a = abs(data)
+        return a if norm_type in (1.0, math.inf) else a * a if norm_type == 2.0 else a**norm_type
+    if math.prod(g.shape) == 0:
+        return 0.0
     with no_grad():
-        g64 = g.to("float64")
-        return float((g64 * g64).sum().item())
+        a = g.to("float64").abs()
+        if norm_type == math.inf:
+            return float(a.amax().item())
+        return float((a if norm_type == 1.0 else a * a if norm_type == 2.0 else a**norm_type).sum().item())
 
 
 def grad_is_finite(p: Any) -> bool:
@@ -70,6 +83,18 @@ def grad_is_finite(p: Any) -> bool:
         return True  # nothing to check (and max of nothing is undefined)
     with no_grad():
         return math.isfinite(g.abs().amax().item())
+
+
+def maximum_(a: Any, b: Any) -> None:
+    """``a = max(a, b)`` elementwise, in place, for two optimizer buffers (amsgrad's running maximum).
+
+    NaN wins, as in ``torch.maximum``.  The buffers are in no graph, so the data is set directly.
+    """
+    if isinstance(a.data, float):
+        x, y = a.data, b.data
+        a.data = x + y if x != x or y != y else max(x, y)
+    else:
+        a._assign(a._backend.binary("maximum", a.data, b.data))
 
 
 def grad_dtype(p: Any) -> str:
@@ -121,6 +146,13 @@ class Optimizer:
     def add_param_group(self, group: dict[str, Any]) -> None:
         """Add a group of parameters (a dict with ``"params"`` and optional options)."""
         group = {**self.defaults, **group, "params": list(group["params"])}
+        ids = {id(p) for p in group["params"]}
+        if len(ids) < len(group["params"]):
+            warnings.warn("optimizer contains a parameter group with duplicate parameters; in future, this will "
+                          "cause an error", UserWarning, stacklevel=3)
+        if ids & {id(p) for other in self.param_groups for p in other["params"]}:
+            raise ValueError("some parameters appear in more than one parameter group\n"
+                             "What to do: list each parameter once, in one group.")
         for p in group["params"]:
             if not isinstance(p, Variable):
                 raise TypeError(f"optimizer can only optimize Values or Tensors, but one of the params is "
@@ -172,55 +204,68 @@ class Optimizer:
 
 def _check_non_negative(name: str, value: float) -> None:
     if not value >= 0.0:
-        raise ValueError(f"Invalid {name}: {value}")
+        raise ValueError(f"Invalid {name}: {value}\nWhat to do: pass a number ≥ 0.")
 
 
 class SGD(Optimizer):
-    """Stochastic gradient descent, ``torch.optim.SGD``'s rule (no dampening, no Nesterov)::
+    """Stochastic gradient descent, ``torch.optim.SGD``'s rule::
 
-        d = g + weight_decay·p
-        b = d (first step), then b = momentum·b + d;  d = b      (if momentum)
+        d = ±g + weight_decay·p                      (−g with maximize=True)
+        b = d (first step), then b = momentum·b + (1 − dampening)·d
+        d = d + momentum·b (nesterov=True), else d = b        (if momentum)
         p = p − lr·d
     """
 
-    def __init__(self, params: Iterable[Any], lr: float, momentum: float = 0.0,
-                 weight_decay: float = 0.0) -> None:
+    def __init__(self, params: Iterable[Any], lr: float, momentum: float = 0.0, dampening: float = 0.0,
+                 weight_decay: float = 0.0, nesterov: bool = False, *, maximize: bool = False) -> None:
         _check_non_negative("learning rate", lr)
         _check_non_negative("momentum value", momentum)
         _check_non_negative("weight_decay value", weight_decay)
-        super().__init__(params, {"lr": lr, "momentum": momentum, "weight_decay": weight_decay})
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening\n"
+                             "What to do: pass momentum > 0 and dampening=0 with nesterov=True.")
+        super().__init__(params, {"lr": lr, "momentum": momentum, "dampening": dampening,
+                                  "weight_decay": weight_decay, "nesterov": nesterov, "maximize": maximize})
 
     def _update(self, p: Any, g: Any, group: dict[str, Any], state: dict[str, Any]) -> None:
+        if group["maximize"]:
+            g = -g
         if group["weight_decay"]:
             g = g + group["weight_decay"] * p
-        if group["momentum"]:
+        momentum = group["momentum"]
+        if momentum:
             buf = state.get("momentum_buffer")
             if buf is None:
                 buf = state["momentum_buffer"] = copy_of(g)
             else:
-                buf.mul_(group["momentum"]).add_(g)
-            g = buf
+                buf.mul_(momentum).add_(g, alpha=1 - group["dampening"])
+            g = g + momentum * buf if group["nesterov"] else buf
         p.add_(g, alpha=-group["lr"])
 
 
 class Adam(Optimizer):
-    """Adam, ``torch.optim.Adam``'s rule (L2 weight decay, bias correction, no amsgrad)::
+    """Adam, ``torch.optim.Adam``'s rule (L2 weight decay, bias correction, optional amsgrad)::
 
-        t = t + 1;  d = g + weight_decay·p
+        t = t + 1;  d = ±g + weight_decay·p          (−g with maximize=True)
         m = m + (1 − β₁)(d − m)                   (m.lerp_(d, 1 − β₁))
-        v = β₂·v + (1 − β₂)·d·d
-        p = p − (lr / (1 − β₁ᵗ))·m / (√v / √(1 − β₂ᵗ) + eps)
+        v = β₂·v + (1 − β₂)·d·d;   v̂ = max(v̂, v) with amsgrad, else v̂ = v
+        p = p − (lr / (1 − β₁ᵗ))·m / (√v̂ / √(1 − β₂ᵗ) + eps)
     """
 
+    decoupled_weight_decay = False
+
     def __init__(self, params: Iterable[Any], lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
-                 eps: float = 1e-8, weight_decay: float = 0.0) -> None:
+                 eps: float = 1e-8, weight_decay: float = 0.0, amsgrad: bool = False, *,
+                 maximize: bool = False) -> None:
         _check_non_negative("learning rate", lr)
         _check_non_negative("epsilon value", eps)
         for i, beta in enumerate(betas):
             if not 0.0 <= beta < 1.0:
-                raise ValueError(f"Invalid beta parameter at index {i}: {beta}")
+                raise ValueError(f"Invalid beta parameter at index {i}: {beta}\n"
+                                 "What to do: each beta is in [0, 1), e.g. betas=(0.9, 0.999).")
         _check_non_negative("weight_decay value", weight_decay)
-        super().__init__(params, {"lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay})
+        super().__init__(params, {"lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay,
+                                  "amsgrad": amsgrad, "maximize": maximize})
 
     def _update(self, p: Any, g: Any, group: dict[str, Any], state: dict[str, Any]) -> None:
         beta1, beta2 = group["betas"]
@@ -228,17 +273,39 @@ class Adam(Optimizer):
             state["step"] = 0.0
             state["exp_avg"] = copy_of(g).zero_()
             state["exp_avg_sq"] = copy_of(g).zero_()
+            if group["amsgrad"]:
+                state["max_exp_avg_sq"] = copy_of(g).zero_()
         state["step"] += 1
         t = state["step"]
+        if group["maximize"]:
+            g = -g
         if group["weight_decay"]:
-            g = g + group["weight_decay"] * p
+            if self.decoupled_weight_decay:
+                p.mul_(1 - group["lr"] * group["weight_decay"])
+            else:
+                g = g + group["weight_decay"] * p
         m, v = state["exp_avg"], state["exp_avg_sq"]
         m.add_((1 - beta1) * (g - m))
         v.mul_(beta2).add_((1 - beta2) * g * g)
+        if group["amsgrad"]:
+            v = state["max_exp_avg_sq"]
+            maximum_(v, state["exp_avg_sq"])
         step_size = group["lr"] / (1 - beta1**t)
         bias_correction2_sqrt = (1 - beta2**t) ** 0.5
         denom = _sqrt(v) / bias_correction2_sqrt + group["eps"]
-        p.add_(-step_size * m / denom)
+        p.add_(m / denom, alpha=-step_size)
+
+
+class AdamW(Adam):
+    """AdamW, ``torch.optim.AdamW``'s rule: Adam with decoupled weight decay (p = p·(1 − lr·weight_decay)
+    before the step, instead of adding weight_decay·p to the gradient); weight_decay defaults to 0.01."""
+
+    decoupled_weight_decay = True
+
+    def __init__(self, params: Iterable[Any], lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
+                 eps: float = 1e-8, weight_decay: float = 1e-2, amsgrad: bool = False, *,
+                 maximize: bool = False) -> None:
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize)
 
 
 def _sqrt(v: Any) -> Any:

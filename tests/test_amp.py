@@ -398,6 +398,13 @@ def test_e16_growth_after_growth_interval_clean_steps() -> None:
     assert [scaler_step(s, p, opt, 1.0)[0] for _ in range(6)] == [8.0, 8.0, 16.0, 16.0, 16.0, 32.0]
 
 
+def test_growth_never_reaches_inf() -> None:
+    p = mg.Value(1.0, requires_grad=True)
+    opt = SGD([p], lr=0.0)
+    s = GradScaler(init_scale=2.0**126, growth_interval=1)
+    assert [scaler_step(s, p, opt, 1e-30)[0] for _ in range(3)] == [2.0**127] * 3  # 2**128 is inf in float32
+
+
 def test_a_skipped_step_restarts_the_growth_count() -> None:
     p = mg.Value(1.0, requires_grad=True)
     opt = SGD([p], lr=1e-3)

@@ -128,3 +128,31 @@ def test_clipped_gradients_keep_their_dtype() -> None:
     a.grad = 1000.0
     clip_grad_norm_([a], 1.0)
     assert a.grad == float(__import__("numpy").float16(1000.0 / (1000.0 + 1e-6)))
+
+
+def _with_grads(*grads: float) -> list[mg.Value]:
+    ps = [mg.Value(0.0, requires_grad=True) for _ in grads]
+    for p, g in zip(ps, grads):
+        p.grad = g
+    return ps
+
+
+@pytest.mark.parametrize("norm_type, expected", [(1.0, 7.0), (2.0, 5.0), (math.inf, 4.0), (3.0, 91.0 ** (1 / 3))])
+def test_norm_type_is_the_third_argument(norm_type: float, expected: float) -> None:
+    ps = _with_grads(3.0, -4.0)
+    assert clip_grad_norm_(ps, 100.0, norm_type) == pytest.approx(expected, rel=1e-15)
+    assert [p.grad for p in ps] == [3.0, -4.0]  # below max_norm: untouched
+
+
+def test_error_if_nonfinite_names_the_norm_type() -> None:
+    with pytest.raises(RuntimeError, match="total norm of order inf for gradients"):
+        clip_grad_norm_(_with_grads(1.0, math.inf), 1.0, math.inf, True)
+    assert math.isnan(clip_grad_norm_(_with_grads(1.0, math.nan), 1.0, math.inf))
+
+
+def test_tensor_gradients_with_each_norm_type() -> None:
+    p = mg.tensor([3.0, -4.0], dtype="float64", requires_grad=True)
+    for norm_type, expected in ((1.0, 7.0), (math.inf, 4.0)):
+        p.grad = mg.tensor([3.0, -4.0], dtype="float64")
+        assert clip_grad_norm_([p], 1.0, norm_type) == expected
+        assert p.grad.tolist() == pytest.approx([3.0 / expected, -4.0 / expected], rel=1e-6)

@@ -109,7 +109,8 @@ def test_adam_with_weight_decay_and_other_betas_matches_torch_for_ten_steps() ->
 
 def test_adam_defaults_are_pytorchs() -> None:
     opt = Adam([mg.Value(1.0, requires_grad=True)])
-    assert opt.defaults == {"lr": 1e-3, "betas": (0.9, 0.999), "eps": 1e-8, "weight_decay": 0.0}
+    assert opt.defaults == {"lr": 1e-3, "betas": (0.9, 0.999), "eps": 1e-8, "weight_decay": 0.0, "amsgrad": False,
+                            "maximize": False}
 
 
 def test_adams_first_step_moves_each_parameter_by_about_lr_against_its_gradient_sign() -> None:
@@ -293,3 +294,61 @@ def test_a_non_leaf_cannot_be_optimized() -> None:
     x = mg.Value(1.0, requires_grad=True)
     with pytest.raises(ValueError, match="can't optimize a non-leaf Tensor"):
         SGD([x * 2], lr=0.1)
+
+
+def _quadratic_steps(opt_factory, steps: int = 3) -> list[float]:
+    ps = [mg.Value(1.0, requires_grad=True), mg.Value(-2.0, requires_grad=True)]
+    opt = opt_factory(ps)
+    for _ in range(steps):
+        opt.zero_grad()
+        (ps[0] * ps[0] + ps[1] * ps[1] * 3).backward()
+        opt.step()
+    return [p.data for p in ps]
+
+
+def test_sgd_nesterov_dampening_and_maximize() -> None:
+    # by hand, one parameter p = 1 with loss p², lr 0.1, momentum 0.5: g = 2p
+    p = mg.Value(1.0, requires_grad=True)
+    opt = SGD([p], lr=0.1, momentum=0.5, nesterov=True)
+    (p * p).backward()
+    opt.step()  # b = 2, d = 2 + 0.5·2 = 3, p = 1 − 0.3
+    assert p.data == pytest.approx(0.7)
+    q = mg.Value(1.0, requires_grad=True)
+    opt = SGD([q], lr=0.1, momentum=0.5, dampening=0.5)
+    for _ in range(2):
+        opt.zero_grad()
+        (q * q).backward()
+        opt.step()  # b = 2 → q = 0.8; then g = 1.6, b = 0.5·2 + 0.5·1.6 = 1.8 → q = 0.62
+    assert q.data == pytest.approx(0.62)
+    assert _quadratic_steps(lambda ps: SGD(ps, lr=0.1, maximize=True))[0] > 1.0  # climbs
+    with pytest.raises(ValueError, match="Nesterov momentum requires a momentum and zero dampening"):
+        SGD([mg.Value(1.0, requires_grad=True)], lr=0.1, nesterov=True)
+
+
+def test_adam_amsgrad_keeps_the_largest_second_moment() -> None:
+    p = mg.Value(1.0, requires_grad=True)
+    opt = Adam([p], lr=0.1, amsgrad=True)
+    for scale in (10.0, 0.1):
+        opt.zero_grad()
+        (p * scale).backward()
+        opt.step()
+    state = opt.state[p]
+    assert state["max_exp_avg_sq"].data >= state["exp_avg_sq"].data
+    assert state["max_exp_avg_sq"].data == pytest.approx(0.001 * 100)
+
+
+def test_adamw_decays_weights_apart_from_the_gradient() -> None:
+    p = mg.Value(2.0, requires_grad=True)
+    opt = mg.optim.AdamW([p], lr=0.1, weight_decay=0.5)
+    p.grad = 0.0
+    opt.step()  # zero gradient: only the decay p·(1 − lr·wd) acts
+    assert p.data == pytest.approx(2.0 * 0.95)
+    assert mg.optim.AdamW([mg.Value(1.0, requires_grad=True)]).defaults["weight_decay"] == 0.01
+
+
+def test_a_parameter_in_two_groups_is_refused() -> None:
+    p = mg.Value(1.0, requires_grad=True)
+    with pytest.raises(ValueError, match="some parameters appear in more than one parameter group"):
+        SGD([{"params": [p]}, {"params": [p], "lr": 0.5}], lr=0.1)
+    with pytest.warns(UserWarning, match="duplicate parameters"):
+        SGD([p, p], lr=0.1)  # within one group PyTorch only warns

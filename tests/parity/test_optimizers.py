@@ -35,26 +35,14 @@ CONFIGS = {
     "adamw_amsgrad": ("AdamW", {"lr": 0.1, "weight_decay": 0.1, "amsgrad": True}),
 }
 
-CLIP_ORDER = ("clip_grad_norm_(params, max_norm, error_if_nonfinite): no norm_type, so torch's third "
-              "positional argument lands on error_if_nonfinite and the norm is always L2")
 KNOWN: dict[str, str] = {
-    "sgd_dampening/*": "SGD has no dampening",
-    "sgd_nesterov/*": "SGD has no nesterov",
-    "sgd_maximize/*": "SGD has no maximize",
-    "adam_amsgrad/*": "Adam has no amsgrad",
-    "adam_maximize/*": "Adam has no maximize",
-    "adamw*": "there is no AdamW",
-    "clip/*/1.0": CLIP_ORDER,
-    "clip/*/inf": CLIP_ORDER,
-    "clip/*/3.0": CLIP_ORDER,
-    "scaler_growth": "GradScaler's growth multiplies past float32's range: the scale becomes inf (torch keeps it)",
 }
 # torch's in-place updates fuse a multiply into an add: add_(g, alpha=-lr) is one fused multiply-add, and
 # Adam's lerp_, addcmul_ and addcdiv_ round once where a plain expression rounds twice.
 FUSED = "torch's add_(alpha=…), lerp_, addcmul_ and addcdiv_ round once (fused multiply-add); ours twice"
 ULPS: dict[str, tuple[int, str]] = {
     **{name: (16, FUSED) for name in CONFIGS if name.startswith("sgd")},
-    **{name: (16, FUSED) for name in CONFIGS if name.startswith("adam")},
+    **{name: (32, FUSED) for name in CONFIGS if name.startswith("adam")},
 }
 
 
@@ -149,7 +137,6 @@ def test_clip_grad_norm_in_torchs_argument_order(norm_type: float, engine: str, 
     assert all(same(a, b, ulps=1) for a, b in zip(flat_ours, flat_theirs)), f"{flat_ours} vs {flat_theirs}"
 
 
-@pytest.mark.xfail(strict=True, reason=CLIP_ORDER)
 def test_clip_grad_norm_error_if_nonfinite_is_the_fourth_argument() -> None:
     p = mg.tensor([1.0], requires_grad=True)
     p.grad = mg.tensor([math.inf])
@@ -177,7 +164,6 @@ def _scaler_scales(lib, init_scale: float, steps: int) -> list[float]:
     return scales
 
 
-@pytest.mark.xfail(strict=True, reason=KNOWN["scaler_growth"])
 def test_grad_scaler_growth_never_reaches_inf() -> None:
     init = 2.0**126
     theirs = _scaler_scales(torch, init, 3)
