@@ -250,9 +250,10 @@ check("a gradient is left over, never stepped", params[0].grad is not None, True
 #
 # > Always optimizer.zero_grad() before each step: Autograd accumulates by default.
 #
-# It does not say what `zero_grad()` does to `.grad`; block 3's "Autograd does not zero gradients by
-# default" and the snippet's comment-free `optimizer.zero_grad()` suggest that it zeroes them. By default it
-# sets them to `None` (D18), as PyTorch does: no memory is kept, and the next backward writes a fresh
+# The word "zeros" is not in it, and it does not say what `zero_grad()` does to `.grad`. Block 3's notes
+# imply that it zeroes them: "Autograd does not zero gradients by default", and, for accumulation,
+# "deliberately skip zeroing". By default it sets them to `None` (D18), as PyTorch does: no memory is
+# kept, and the next backward writes a fresh
 # gradient. `zero_grad(set_to_none=False)` writes zeros instead.
 
 # %%

@@ -209,10 +209,11 @@ def check(label: str, got: Any, expected: Any, *, pytorch: Any = None, rel: floa
     item; a one-element sequence equals its item; Values and Tensors by their numbers.
     """
     ok = _same(_plain(got), _plain(expected), rel, abs)
+    wanted = _show(expected)
     text, against = _pytorch_text(pytorch)
-    if against == "live":
-        ok = ok and _same(_plain(got), _plain(_live_value(pytorch)), rel, abs)
-    _session.record(Check(label, ok, _short(_show(got)), _short(_show(expected)), text, against))
+    if against == "live" and not _same(_plain(got), _plain(_live_value(pytorch)), rel, abs):
+        ok, wanted = False, f"{wanted}, and PyTorch's {text}"
+    _session.record(Check(label, ok, _short(_show(got)), _short(wanted), text, against))
 
 
 @contextlib.contextmanager

@@ -46,8 +46,9 @@ def test_the_lesson_runs_as_a_notebook_and_every_check_passes(number: int, tmp_p
     assert "✗" not in text
     assert re.search(rf"✓ Lesson {number}: \d+ checks: .*; all pass\.", text)
     narrated = [c for c in code if "What autograd did (the tracer's narration):" in outputs_text(c)]
-    assert narrated  # under the cell that ran the backward pass, after that cell's own output
-    first = outputs_text(narrated[0])
-    assert first.index("What autograd did") > 0
+    backward_cells = [c for c in code if ".backward(" in c.source]
+    assert bool(narrated) == bool(backward_cells)  # lesson 1 runs no backward pass
+    assert all(".backward(" in c.source or "exec(" in c.source or "step(" in c.source or "grads(" in c.source
+               for c in narrated)  # narration sits under the cell that ran the pass
     pictures = [o for c in code for o in c.get("outputs", []) if "image/svg+xml" in o.get("data", {})]
     assert pictures or shutil.which("dot") is None

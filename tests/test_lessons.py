@@ -105,6 +105,8 @@ def test_lessons_with_a_backward_pass_narrate_it_under_its_cell(number: int,
 
 def test_the_article_is_credited_and_its_errors_are_shown(capsys: pytest.CaptureFixture[str]) -> None:
     shown = {n: ran(n, capsys)[1] for n in NUMBERS}
+    assert "PyTorch Autograd Deep Dive: From Dynamic Computation Graphs to" in shown[1]
+    assert re.search(r"quote it in order to correct\s+it", shown[1])
     assert "NameError: name 'step' is not defined" in shown[3]  # D3
     assert "does not require grad and does not have a grad_fn" in shown[4]  # D1
     assert "SquareAndDoubleBackward" in shown[5]

@@ -290,8 +290,9 @@ def _write_graph(name: str, graph: Any, path: Path, as_json: bool) -> None:
 
 def _write_html(name: str, trace: Any, path: Path, as_json: bool) -> None:
     if trace is None or not trace.backward_events():
-        _tell(f"{name} runs no backward pass, so there is nothing to step through: no page was written "
-              f"(lesson 2 steps through the backward pass of lesson 1's graph)", as_json)
+        hint = " (lesson 2 steps through the backward pass of lesson 1's graph)" if name == "lesson 1" else ""
+        _tell(f"{name} runs no backward pass, so there is nothing to step through: no page was written{hint}",
+              as_json)
         return
     import micrograd2 as mg
 
