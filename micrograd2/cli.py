@@ -1,44 +1,73 @@
 """The ``micrograd2`` command line (click): one group, one module per command in ``commands/``.
 
+Each command's module is imported only when that command runs or shows its
+own help: ``micrograd2 --help`` lists the commands from the table below, so
+no command's ``--help`` imports more than click (and a command module imports
+its heavy parts — pytest, NumPy, the tracer — inside its functions).
+
 Exit codes follow click: 0 on success, 2 on a usage error (with a one-line
-reason), 1 on a failure (with a message) — never a bare traceback.
+reason), 1 on a failure (with a message) — never a bare traceback.  Output
+piped into a program that stops reading (``micrograd2 … | head``) ends quietly.
 """
 from __future__ import annotations
 
 import importlib
+import os
+import sys
 from typing import Any
 
 import click
 
 from . import __version__
 
-# command name -> module in micrograd2.commands that defines ``command`` (loaded when used)
+# command name -> (module in micrograd2.commands that defines ``command``, its one-line help for the list)
 COMMANDS = {
-    "lesson": "lesson",
-    "exercise": "exercise",
-    "train": "train",
-    "trace": "trace",
-    "doctor": "doctor",
+    "doctor": ("doctor", "Check what is installed and usable, and which engine path is on."),
+    "exercise": ("exercise", "Classroom exercises: stubs to fill in, graded by the pristine tests, with hints."),
+    "lesson": ("lesson", "The lessons: every experiment of the article, run on micrograd2 and narrated."),
+    "trace": ("trace", "Run a script of yours and narrate every backward pass in it."),
+    "train": ("train", "Train an MLP on a generated dataset, with a progress bar and a summary."),
 }
 
 
 class LazyGroup(click.Group):
-    """A group whose subcommands are imported only when run (keeps ``--help`` and start-up fast)."""
+    """A group whose subcommands are imported only when run (``--help`` lists them from ``COMMANDS``)."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted([*super().list_commands(ctx), *self._available()])
+        return sorted([*super().list_commands(ctx), *COMMANDS])
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
-        if name in COMMANDS and name in self._available():
-            module = importlib.import_module(f"micrograd2.commands.{COMMANDS[name]}")
+        if name in COMMANDS:
+            module = importlib.import_module(f"micrograd2.commands.{COMMANDS[name][0]}")
             return module.command  # type: ignore[no-any-return]
         return super().get_command(ctx, name)
 
-    @staticmethod
-    def _available() -> list[str]:
-        import importlib.util
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, COMMANDS[name][1] if name in COMMANDS else self._short_help(ctx, name))
+                for name in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
-        return [n for n, m in COMMANDS.items() if importlib.util.find_spec(f"micrograd2.commands.{m}")]
+    def _short_help(self, ctx: click.Context, name: str) -> str:
+        command = super().get_command(ctx, name)
+        return command.get_short_help_str(limit=80) if command is not None else ""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        """Click's ``main``, ending quietly when stdout is closed early (``micrograd2 … | head``)."""
+        try:
+            try:
+                return super().main(*args, **kwargs)
+            finally:
+                sys.stdout.flush()  # here, not at exit, where a closed pipe would print a traceback
+        except BrokenPipeError:
+            _quiet_exit()
+
+
+def _quiet_exit() -> None:
+    """The reader went away: send what is still buffered nowhere and exit as ``head``'s writers do."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    sys.exit(141)  # 128 + SIGPIPE, as a shell reports a writer stopped by a closed pipe
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -89,7 +89,7 @@ def test_status_here_says_pycuda_is_not_installed():
     ready, message = cuda.cuda_status()
     assert not ready
     assert message == f"pycuda is not installed: {cuda.INSTALL_HINT}"
-    assert "pip install 'micrograd2[cuda]'" in message
+    assert "pip install -e '.[cuda]'" in message
 
 
 def test_status_without_pycuda(monkeypatch):

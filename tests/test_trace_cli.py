@@ -124,3 +124,61 @@ def test_the_script_imports_from_its_own_folder(tmp_path: Path) -> None:
     result = run(script(tmp_path, body))
     assert result.exit_code == 0, result.output
     assert "AccumulateGrad  x.grad: None → 6.0" in result.output
+
+
+ARGS = """
+import sys
+import micrograd2 as mg
+
+epochs = int(sys.argv[sys.argv.index("--epochs") + 1])
+x = mg.Value(2.0, requires_grad=True, label="x")
+for epoch in range(epochs):
+    z = x * x
+    z.backward()
+print("script", sys.argv[0].endswith("student.py"), "epochs", epochs, "x.grad", x.grad)
+"""
+
+
+def test_arguments_after_a_double_dash_go_to_the_script(tmp_path: Path) -> None:
+    result = run("--verbosity", "summary", script(tmp_path, ARGS), "--", "--epochs", "3")
+    assert result.exit_code == 0, result.output
+    assert "script True epochs 3 x.grad 12.0" in result.output
+    assert result.output.count("backward pass") == 3
+
+
+def test_graph_and_html_draw_the_first_backward_pass(tmp_path: Path) -> None:
+    graph, page = tmp_path / "g.dot", tmp_path / "steps.html"
+    result = run(script(tmp_path, ARGS), "--graph", str(graph), "--html", str(page), "--", "--epochs", "2")
+    assert result.exit_code == 0, result.output
+    assert f"wrote {graph}" in result.output and f"wrote {page}" in result.output
+    assert "MulBackward0" in graph.read_text() and "digraph" in graph.read_text()
+    html = page.read_text()
+    assert html.startswith("<!DOCTYPE html>") and html.count('class="frame"') >= 1 and "MulBackward0" in html
+
+
+def test_a_graph_file_of_an_unknown_kind_is_a_usage_error(tmp_path: Path) -> None:
+    result = run(script(tmp_path, SCRIPT), "--graph", str(tmp_path / "g.txt"))
+    assert result.exit_code == 2 and "--graph" in result.output and ".svg" in result.output
+
+
+def test_a_script_without_backward_says_nothing_was_drawn(tmp_path: Path) -> None:
+    result = run(script(tmp_path, "print('no autograd here')\n"), "--html", str(tmp_path / "p.html"))
+    assert result.exit_code == 0 and "no graph or page written" in result.output
+    assert not (tmp_path / "p.html").exists()
+
+
+def test_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
+    """`micrograd2 trace script.py | head`: no traceback, no warning, whoever wrote first (us or the script)."""
+    import os
+    import subprocess
+    import sys
+
+    many = SCRIPT + "\nfor i in range(20000):\n    print('line', i)\n"
+    for body in (SCRIPT, many):
+        read, write = os.pipe()
+        os.close(read)  # the reader has gone before the first line
+        env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+        done = subprocess.run([sys.executable, "-m", "micrograd2", "trace", script(tmp_path, body)], stdout=write,
+                              stderr=subprocess.PIPE, text=True, env=env, timeout=120)
+        os.close(write)
+        assert done.returncode in (1, 141) and done.stderr == ""

@@ -21,7 +21,8 @@ def test_a_run_exits_0_and_prints_a_summary() -> None:
     assert result.exit_code == 0, result.output
     assert "moons: 12 samples, MLP 2-4-1 (17 parameters), sgd lr 0.1, scalar engine" in result.output
     assert "steps: 2" in result.output and "final loss:" in result.output
-    assert "accuracy:" in result.output and "time per step:" in result.output and " ms" in result.output
+    assert "training accuracy:" in result.output and "time per step:" in result.output and " ms" in result.output
+    assert "estimated time: under a second" in result.output and "hint:" not in result.output
 
 
 def test_every_option_reaches_the_run() -> None:
@@ -64,6 +65,9 @@ def test_plot_without_matplotlib_fails_with_one_line_before_training(monkeypatch
         ["--steps", "0"],
         ["--hidden", "16,x"],
         ["--hidden", "16,0"],
+        ["--hidden", "16,,16"],
+        ["--hidden", "16,"],
+        ["--hidden", "-4"],
         ["--lr", "-1"],
         ["--amp", "float32"],
         ["--device", "tpu"],
@@ -102,3 +106,64 @@ def test_help_lists_the_options() -> None:
     for option in ("--dataset", "--samples", "--steps", "--batch-size", "--lr", "--optimizer", "--momentum",
                    "--accum-steps", "--clip", "--amp", "--hidden", "--seed", "--plot", "--device"):
         assert option in result.output
+
+
+def test_the_choices_are_the_training_packages() -> None:
+    from micrograd2 import training
+    from micrograd2.commands import train
+
+    assert (train.DATASETS, train.OPTIMIZERS, train.DEVICES, train.AMP_DTYPES) == (
+        training.DATASETS, training.OPTIMIZERS, training.DEVICES, training.AMP_DTYPES)
+
+
+@pytest.mark.parametrize("name, why", [("nowhere/x.png", "does not exist"), ("x.txt", "must end in .png")])
+def test_a_bad_plot_path_is_a_usage_error_before_training(tmp_path, name, why) -> None:
+    result = run([*FAST, "--plot", str(tmp_path / name)])
+    assert result.exit_code == 2 and why in result.output and "training on" not in result.output
+
+
+def test_digits_without_scikit_learn_suggests_moons_before_training(monkeypatch) -> None:
+    monkeypatch.setitem(sys.modules, "sklearn", None)
+    result = run([*FAST, "--dataset", "digits"])
+    assert result.exit_code == 1 and "training on" not in result.output
+    assert "pip install scikit-learn, or use --dataset moons" in result.output
+
+
+@pytest.mark.parametrize("why", ["pycuda is not installed: pip install -e '.[cuda]'", "the NVIDIA driver sees no GPU"])
+def test_device_cuda_without_pycuda_or_a_gpu_says_which_and_suggests_cpu(monkeypatch, why) -> None:
+    from micrograd2.backends import cuda
+
+    monkeypatch.setattr(cuda, "cuda_status", lambda: (False, why))
+    result = run([*FAST, "--device", "cuda"])
+    assert result.exit_code == 1 and "training on" not in result.output
+    assert f"--device cuda can't run here: {why}. Use --device cpu" in result.output
+
+
+def test_the_estimate_comes_after_the_first_step_with_a_hint_for_long_scalar_runs(capsys) -> None:
+    from micrograd2.commands import train
+    from micrograd2.training import TrainConfig
+
+    train._estimate(TrainConfig(steps=100), 0.4)
+    assert capsys.readouterr().out.splitlines() == [
+        "estimated time: about 40 s",
+        "hint: --device cpu trains the same model on the Tensor engine (NumPy), far faster; the scalar engine "
+        "is the one the lessons teach"]
+    train._estimate(TrainConfig(steps=100, device="cpu"), 0.4)
+    assert capsys.readouterr().out.splitlines() == ["estimated time: about 40 s"]
+    train._estimate(TrainConfig(steps=100), 0.05)
+    assert capsys.readouterr().out.splitlines() == ["estimated time: about 5 s"]
+
+
+def test_the_bar_shows_a_dash_until_there_is_a_number() -> None:
+    from micrograd2.commands import train
+
+    assert train._status({"loss": None, "accuracy": None}) == "loss —  training acc —"
+    assert train._status({"loss": 0.25, "accuracy": 0.5}) == "loss 0.2500  training acc 50.0%"
+
+
+def test_a_diverging_run_gets_a_hint_to_lower_the_learning_rate() -> None:
+    pytest.importorskip("numpy")
+    result = run(["train", "--samples", "20", "--steps", "5", "--lr", "1e6", "--device", "cpu"])
+    assert result.exit_code == 0, result.output
+    assert "final loss: nan" in result.output
+    assert "What to do: lower it (--lr 0.1), or clip the gradients (--clip 1.0)" in result.output

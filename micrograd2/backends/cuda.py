@@ -32,7 +32,7 @@ except ModuleNotFoundError:  # pragma: no cover
 from micrograd2.backends import kernel_source
 from micrograd2.backends.base import Array, ArrayBackend
 
-INSTALL_HINT = "pip install 'micrograd2[cuda]' on a machine with the CUDA toolkit"
+INSTALL_HINT = "pip install -e '.[cuda]' in the micrograd2 folder, on a machine with the CUDA toolkit"
 FLOATS = ("float32", "float64")
 STORED = (*FLOATS, "int64", "bool")
 _CAST_TAGS = {"float32": "f32", "float64": "f64", "int64": "i64", "bool": "bool"}

@@ -1,13 +1,28 @@
-"""``micrograd2 doctor``: what is installed and usable — Graphviz ``dot``, NumPy, pycuda, a GPU, torch."""
+"""``micrograd2 doctor``: what is installed and usable, and which engine path is on.
+
+One line per check: Python, Graphviz ``dot``, NumPy, pytest, matplotlib,
+scikit-learn, torch, pycuda with a GPU, and the autograd engine path (fast, or
+the reference path that ``MICROGRAD2_REFERENCE=1`` selects).  A missing piece
+says what it is needed for and how to install it.
+"""
 from __future__ import annotations
 
+import importlib
 import importlib.util
+import os
+import platform
 import shutil
+import sys
 from typing import Callable
 
 import click
 
 Check = tuple[str, Callable[[], tuple[bool, str]]]
+REPO_HINT = "in the micrograd2 folder"  # the package is installed from this repository, not from an index
+
+
+def _python() -> tuple[bool, str]:
+    return True, f"Python {platform.python_version()} ({sys.executable})"  # setup.cfg requires >= 3.10
 
 
 def _dot() -> tuple[bool, str]:
@@ -18,13 +33,15 @@ def _dot() -> tuple[bool, str]:
                    "brew install graphviz | conda install graphviz")
 
 
-def _module(name: str, hint: str) -> Callable[[], tuple[bool, str]]:
+def _module(name: str, hint: str, import_name: str | None = None) -> Callable[[], tuple[bool, str]]:
+    """A check that ``import_name`` (default ``name``) imports; ``hint`` says what it is for and how to get it."""
+    module_name = import_name or name
+
     def check() -> tuple[bool, str]:
-        spec = importlib.util.find_spec(name)
-        if spec is None:
+        if importlib.util.find_spec(module_name) is None:
             return False, hint
         try:
-            module = importlib.import_module(name)
+            module = importlib.import_module(module_name)
         except Exception as exc:  # an installed but broken package
             return False, f"installed but fails to import: {exc}"
         return True, f"{name} {getattr(module, '__version__', '')}".strip()
@@ -40,18 +57,42 @@ def _cuda() -> tuple[bool, str]:
     return cuda_status()
 
 
+def engine_path() -> str:
+    """``"fast"`` or ``"reference"``: which implementation of the autograd walk is on."""
+    if os.environ.get("MICROGRAD2_REFERENCE", "") not in ("", "0"):
+        return "reference"
+    if importlib.util.find_spec("micrograd2.fast") is None:
+        return "reference"
+    return "fast"
+
+
+def _engine() -> tuple[bool, str]:
+    path = engine_path()
+    if path == "fast":
+        return True, "fast path on (MICROGRAD2_REFERENCE=1 switches to the reference path, same results)"
+    if importlib.util.find_spec("micrograd2.fast") is None:
+        return True, "reference path (this build has no fast path)"
+    return True, "reference path on (MICROGRAD2_REFERENCE is set; unset it for the fast path)"
+
+
 CHECKS: list[Check] = [
+    ("Python", _python),
     ("Graphviz dot", _dot),
     ("NumPy", _module("numpy", "pip install numpy (needed by mg.tensor)")),
+    ("pytest", _module("pytest", f"pip install -e . {REPO_HINT} (the exercises are graded by pytest)")),
+    ("matplotlib", _module("matplotlib", f"pip install -e '.[plot]' {REPO_HINT} (optional: train --plot)")),
+    ("scikit-learn", _module("scikit-learn", "pip install scikit-learn (optional: train --dataset digits)",
+                             import_name="sklearn")),
     ("torch (parity tests)", _module("torch", "pip install torch==2.13.0 (optional: parity tests only)")),
     ("pycuda + GPU", _cuda),
+    ("engine", _engine),
 ]
 
 
 @click.command()
 def command() -> None:
-    """Check what is installed and usable: Graphviz dot, NumPy, torch, pycuda and a GPU."""
+    """Check what is installed and usable, and which engine path is on."""
     for name, check in CHECKS:
         ok, detail = check()
-        mark = click.style("found  ", fg="green") if ok else click.style("missing", fg="yellow")
+        mark = click.style("ok     ", fg="green") if ok else click.style("missing", fg="yellow")
         click.echo(f"{mark} {name:22s} {detail}")

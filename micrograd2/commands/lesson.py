@@ -41,7 +41,7 @@ def lessons_package() -> ModuleType:
         if exc.name != PACKAGE:
             raise
         raise click.ClickException(
-            "the lessons are not installed: reinstall micrograd2 (pip install micrograd2)") from None
+            "the lessons are not installed: reinstall micrograd2 (pip install -e . in the micrograd2 folder)") from None
 
 
 def lesson_names() -> dict[int, str]:

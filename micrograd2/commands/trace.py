@@ -1,18 +1,24 @@
-"""``micrograd2 trace SCRIPT.py``: run a student's own script under a tracer and narrate every backward pass.
+"""``micrograd2 trace SCRIPT.py [-- ARGS]``: run a student's own script under a tracer and narrate every
+backward pass.
 
-The script runs as ``python SCRIPT.py`` would run it (``__name__ == "__main__"``,
-its folder first on ``sys.path``); each backward pass is narrated as soon as it
-ends, so the narration sits between the script's own prints.  If the script
-raises, the narration so far is printed, then the script's error with a
-traceback of the student's code only, and the exit code is 1.
+The script runs as ``python SCRIPT.py ARGS`` would run it (``__name__ ==
+"__main__"``, ``sys.argv`` = the script and ARGS, its folder first on
+``sys.path``); each backward pass is narrated as soon as it ends, so the
+narration sits between the script's own prints.  ``--graph`` and ``--html``
+draw the script's first backward pass, as ``lesson run`` draws a lesson's.  If
+the script raises, the narration so far is printed, then the script's error
+with a traceback of the student's code only, and the exit code is 1.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import runpy
 import sys
 import traceback
+import warnings
 from pathlib import Path
+from typing import Iterator, Sequence
 
 import click
 
@@ -20,17 +26,49 @@ from ..tracing import Pass, Tracer, format_value, trace
 from ..tracing.narrate import VERBOSITIES, narrate
 
 _PACKAGE = str(Path(__file__).resolve().parents[1])
+GRAPH_SUFFIXES = (".svg", ".png", ".pdf", ".dot", ".gv")
 
 
 class _Narrator:
-    """Prints what the tracer recorded, pass by pass, then forgets it (a long script stays small)."""
+    """Prints what the tracer recorded, pass by pass, then forgets it (a long script stays small).
 
-    def __init__(self, verbosity: str, color: bool, as_json: bool) -> None:
+    With ``graph``/``html`` paths, the first backward pass is also drawn, before it is forgotten."""
+
+    def __init__(self, verbosity: str, color: bool, as_json: bool, graph: Path | None = None,
+                 html: Path | None = None) -> None:
         self.verbosity, self.color, self.as_json = verbosity, color, as_json
+        self.graph, self.html = graph, html
         self.narrated: set[int | None] = set()
+        self.drawn = self.reader_gone = False
 
-    def pass_ended(self, tracer: Tracer, _pass: Pass) -> None:
-        self.flush(tracer)
+    def pass_ended(self, tracer: Tracer, finished: Pass) -> None:
+        if self.reader_gone:
+            tracer.clear()
+            return
+        try:
+            if not self.drawn and (self.graph or self.html):
+                self.drawn = True
+                self.draw(tracer, finished.pass_no)
+            self.flush(tracer)
+        except BrokenPipeError:  # `micrograd2 trace … | head`: say nothing more, the script ends as it would
+            self.reader_gone = True
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+    def draw(self, tracer: Tracer, pass_no: int) -> None:
+        """Write the graph and the step-through page of backward pass ``pass_no`` (still in ``tracer``)."""
+        import micrograd2 as mg
+
+        from ..viz.dot import digraph
+        from ..viz.graph import from_pass
+
+        with _warnings_in_one_line():
+            if self.graph is not None:
+                self.tell(f"wrote {mg.render(digraph(from_pass(tracer, pass_no)), str(self.graph))}")
+            if self.html is not None:
+                self.tell(f"wrote {mg.viz.stepper(tracer, str(self.html))}")
+
+    def tell(self, text: str) -> None:
+        click.echo(text, err=self.as_json)
 
     def flush(self, tracer: Tracer) -> None:
         if tracer.events:
@@ -52,10 +90,20 @@ class _Narrator:
                 click.echo(f"backward pass {p.pass_no} from {roots} failed before its first step")
 
 
-def _run(script: Path) -> None:
-    """Run ``script`` as ``__main__`` with its own ``sys.argv`` and ``sys.path[0]``."""
+@contextlib.contextmanager
+def _warnings_in_one_line() -> Iterator[None]:
+    """Say each warning (Graphviz missing…) as one line on stderr, not Python's two-line format."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    for w in caught:
+        click.echo(f"warning: {str(w.message).splitlines()[0]}", err=True)
+
+
+def _run(script: Path, args: Sequence[str] = ()) -> None:
+    """Run ``script`` as ``__main__`` with its own ``sys.argv`` (the script, then ``args``) and ``sys.path[0]``."""
     saved_argv, saved_path = sys.argv[:], sys.path[:]
-    sys.argv = [str(script)]
+    sys.argv = [str(script), *args]
     sys.path.insert(0, str(script.parent))
     try:
         runpy.run_path(str(script), run_name="__main__")
@@ -79,31 +127,47 @@ def user_traceback(exc: BaseException) -> str:
 
 @click.command()
 @click.argument("script", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("script_args", nargs=-1, type=click.UNPROCESSED, metavar="[-- ARGS]...")
 @click.option("--verbosity", type=click.Choice(VERBOSITIES), default="steps", show_default=True,
               help="summary: a line per backward pass; steps: every step; full: also forward ops and saved values.")
 @click.option("--no-color", is_flag=True, help="Plain text (also when NO_COLOR is set or output is piped).")
 @click.option("--json", "as_json", is_flag=True, help="Print the events as JSON lines instead of narration.")
+@click.option("--graph", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the graph of the script's first backward pass (.svg, .png, .pdf; .dot without Graphviz).")
+@click.option("--html", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write a step-through page of the script's first backward pass.")
 @click.pass_context
-def command(ctx: click.Context, script: Path, verbosity: str, no_color: bool, as_json: bool) -> None:
-    """Run SCRIPT under a tracer and narrate every backward pass in it."""
+def command(ctx: click.Context, script: Path, script_args: tuple[str, ...], verbosity: str, no_color: bool,
+            as_json: bool, graph: Path | None, html: Path | None) -> None:
+    """Run SCRIPT under a tracer and narrate every backward pass in it.
+
+    Arguments after `--` go to the script: `micrograd2 trace main.py -- --epochs 3`."""
+    if graph is not None and graph.suffix.lower() not in GRAPH_SUFFIXES:
+        raise click.BadParameter(f"the file must end in {', '.join(GRAPH_SUFFIXES)}", param_hint="--graph")
     color = not no_color and not os.environ.get("NO_COLOR")
-    narrator = _Narrator(verbosity, color, as_json)
+    narrator = _Narrator(verbosity, color, as_json, graph, html)
     tracer = trace(on_pass_end=narrator.pass_ended)
     error: BaseException | None = None
     code: int | str | None = 0
     with tracer:
         try:
-            _run(script.resolve())
+            _run(script.resolve(), script_args)
         except SystemExit as stop:
             code = stop.code
+        except BrokenPipeError:
+            raise  # our reader went away (`… | head`): not the script's error
         except Exception as exc:  # the student's error: reported below, without our frames
             error = exc
+    if narrator.reader_gone:
+        raise BrokenPipeError("the reader of the narration went away")  # click ends quietly
     narrator.flush(tracer)
     narrator.unfinished(tracer)
     if tracer.errors:
         click.echo(f"(the tracer missed {len(tracer.errors)} events: {tracer.errors[0]})", err=True)
     if not tracer.passes and not as_json:
         click.echo(f"({script.name} ran no backward pass: nothing to narrate)", err=True)
+    if (graph or html) and not narrator.drawn:
+        click.echo(f"({script.name} finished no backward pass: no graph or page written)", err=True)
     if error is not None:
         click.echo(user_traceback(error), err=True)
         ctx.exit(1)

@@ -1,27 +1,66 @@
 """``micrograd2 train``: train an MLP on a generated dataset, with a progress bar and a summary.
 
 A thin shell over ``micrograd2.training.train``: options map one to one onto
-``TrainConfig``'s fields.  Exit 0 on success, 2 on a bad option, 1 on a failure
-(a missing engine or matplotlib), always with a one-line message.
+``TrainConfig``'s fields.  Everything that can be checked is checked before
+training starts (the plot's folder, scikit-learn for digits, NumPy or pycuda and
+a GPU for ``--device``).  After the first step it says how long the run will
+take (and, for a long scalar run, that ``--device cpu`` trains the same model
+on the Tensor engine); the summary's accuracy is on the training set.  Exit 0
+on success, 2 on a bad option, 1 on a failure, always with a one-line message.
 """
 from __future__ import annotations
 
-from typing import Any
+import importlib.util
+import math
+import os
+import time
+from contextlib import ExitStack
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..training import AMP_DTYPES, DATASETS, DEVICES, OPTIMIZERS, TrainConfig, TrainResult
+if TYPE_CHECKING:
+    from ..training import TrainConfig, TrainResult
+
+# The choices of TrainConfig's fields (micrograd2.training's constants, repeated so `--help` imports nothing;
+# tests/test_train_cli.py checks that they agree).
+DATASETS = ("moons", "circles", "spirals", "digits")
+OPTIMIZERS = ("sgd", "adam")
+DEVICES = ("scalar", "cpu", "cuda")
+AMP_DTYPES = ("float16", "bfloat16")
+PLOT_SUFFIXES = (".png", ".pdf", ".svg", ".jpg", ".jpeg")
+SLOW_S = 10.0  # a scalar run longer than this gets the hint to use --device cpu
+NO_NUMBER = "—"
 
 
 def _hidden(ctx: click.Context, param: click.Parameter, text: str) -> tuple[int, ...]:
-    """``"16,16"`` -> ``(16, 16)``; ``""`` -> no hidden layer."""
-    try:
-        sizes = tuple(int(part) for part in text.replace(" ", "").split(",") if part)
-    except ValueError:
-        raise click.BadParameter(f"expected layer sizes like 16,16, got {text!r}") from None
+    """``"16,16"`` -> ``(16, 16)``; ``""`` -> no hidden layer; an empty or non-positive size is an error."""
+    text = text.replace(" ", "")
+    if not text:
+        return ()
+    parts = text.split(",")
+    if not all(part.isdigit() for part in parts):
+        raise click.BadParameter(f"expected layer sizes separated by commas, like 16,16; got {text!r}")
+    sizes = tuple(int(part) for part in parts)
     if any(size < 1 for size in sizes):
         raise click.BadParameter(f"layer sizes must be at least 1, got {text!r}")
     return sizes
+
+
+def _plot_path(ctx: click.Context, param: click.Parameter, text: str | None) -> Path | None:
+    """The plot's file, if its folder exists and can be written and its suffix is one matplotlib writes."""
+    if text is None:
+        return None
+    path = Path(text)
+    if path.suffix.lower() not in PLOT_SUFFIXES:
+        raise click.BadParameter(f"{text}: the file must end in {', '.join(PLOT_SUFFIXES)}")
+    folder = path.parent
+    if not folder.is_dir():
+        raise click.BadParameter(f"{text}: the folder {folder} does not exist (create it first)")
+    if not os.access(folder, os.W_OK) or path.is_dir():
+        raise click.BadParameter(f"{text}: can't write a file there")
+    return path
 
 
 @click.command()
@@ -48,48 +87,103 @@ def _hidden(ctx: click.Context, param: click.Parameter, text: str) -> tuple[int,
 @click.option("--activation", type=click.Choice(["relu", "tanh"]), default="relu", show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True, help="Seeds the data, the weights and the batches.")
 @click.option("--device", type=click.Choice(DEVICES), default="scalar", show_default=True,
-              help="scalar: Values (pure Python); cpu/cuda: the vectorized engine.")
-@click.option("--plot", "plot_path", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="scalar: Values (pure Python, the engine the lessons teach); cpu/cuda: the same model on "
+                   "the Tensor engine (much faster).")
+@click.option("--plot", "plot_path", default=None, callback=_plot_path,
               help="Write the loss curve and decision boundary to this PNG (needs matplotlib).")
-def command(plot_path: str | None, **options: Any) -> None:
-    """Train an MLP on a generated dataset and report loss, accuracy and time per step."""
+def command(plot_path: Path | None, **options: Any) -> None:
+    """Train an MLP on a generated dataset and report loss, training accuracy and time per step."""
     from .. import training
 
-    config = TrainConfig(**options)
+    config = training.TrainConfig(**options)
     try:
         config.check()
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
+    _check_can_run(config, plot_path)
+    result = _run(config)
+    _summary(result)
+    if plot_path is not None:
+        try:
+            training.plot(result, str(plot_path))
+        except (OSError, ValueError, RuntimeError) as exc:
+            raise click.ClickException(f"could not write the plot {plot_path}: {exc}") from None
+        click.echo(f"plot written to {plot_path}")
+
+
+def _check_can_run(config: TrainConfig, plot_path: Path | None) -> None:
+    """Fail now, in one line, for anything missing that the run would need later."""
+    from .. import training
+
     if plot_path is not None:
         try:
             training.require_matplotlib()
         except RuntimeError as exc:
             raise click.ClickException(str(exc)) from None
-    result = _run(config)
-    _summary(result)
-    if plot_path is not None:
-        training.plot(result, plot_path)
-        click.echo(f"plot written to {plot_path}")
+    if config.dataset == "digits" and importlib.util.find_spec("sklearn") is None:
+        raise click.ClickException("--dataset digits needs scikit-learn, which isn't installed: "
+                                   "pip install scikit-learn, or use --dataset moons (or circles, spirals)")
+    if config.device != "scalar" and importlib.util.find_spec("numpy") is None:
+        raise click.ClickException(f"--device {config.device} needs NumPy, which isn't installed: "
+                                   "pip install numpy, or use --device scalar")
+    if config.device == "cuda":
+        from ..backends.cuda import cuda_status
+
+        ok, why = cuda_status()
+        if not ok:
+            raise click.ClickException(f"--device cuda can't run here: {why}. Use --device cpu "
+                                       "(the same model on the Tensor engine, on the CPU)")
 
 
 def _run(config: TrainConfig) -> TrainResult:
+    """Train with a progress bar, opened after the first step, once the time the run will take is known."""
     from .. import training
 
-    status = {"loss": float("nan"), "accuracy": 0.0}
+    click.echo(f"training on {config.dataset}: {config.samples} samples, {config.steps} steps, "
+               f"{config.device} engine")
+    status: dict[str, float | None] = {"loss": None, "accuracy": None}
+    started = time.perf_counter()
+    with ExitStack() as stack:
+        bars: list[Any] = []
 
-    def show(_: Any) -> str:
-        return f"loss {status['loss']:.4f}  acc {status['accuracy']:.1%}"
-
-    with click.progressbar(length=config.steps, label=f"training on {config.dataset}", item_show_func=show,
-                           show_pos=True) as bar:
         def progress(step: int, loss: float, accuracy: float) -> None:
             status["loss"], status["accuracy"] = loss, accuracy
-            bar.update(1, step)
+            if not bars:
+                _estimate(config, time.perf_counter() - started)
+                bars.append(stack.enter_context(click.progressbar(
+                    length=config.steps, label="training", item_show_func=lambda _: _status(status),
+                    show_pos=True)))
+            bars[0].update(1, step)
 
         try:
             return training.train(config, progress)
         except (RuntimeError, ImportError) as exc:
             raise click.ClickException(" ".join(str(exc).split())) from None
+
+
+def _status(status: dict[str, float | None]) -> str:
+    """``loss 0.4123  training acc 85.0%``, with ``—`` for what has no number yet."""
+    loss, accuracy = status["loss"], status["accuracy"]
+    loss_text = NO_NUMBER if loss is None else f"{loss:.4f}"
+    accuracy_text = NO_NUMBER if accuracy is None else f"{accuracy:.1%}"
+    return f"loss {loss_text}  training acc {accuracy_text}"
+
+
+def _estimate(config: TrainConfig, first_step_s: float) -> None:
+    """Say how long the whole run will take, from its first step; a long scalar run gets a hint."""
+    total = first_step_s * config.steps
+    click.echo(f"estimated time: {_duration(total)}")
+    if total > SLOW_S and config.device == "scalar":
+        click.echo("hint: --device cpu trains the same model on the Tensor engine (NumPy), far faster; "
+                   "the scalar engine is the one the lessons teach")
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 1:
+        return "under a second"
+    if seconds < 90:
+        return f"about {seconds:.0f} s"
+    return f"about {seconds / 60:.0f} min"
 
 
 def _summary(result: TrainResult) -> None:
@@ -98,8 +192,21 @@ def _summary(result: TrainResult) -> None:
                                       1 if result.dataset.n_classes == 2 else result.dataset.n_classes))
     click.echo(f"{config.dataset}: {len(result.dataset)} samples, MLP {sizes} ({result.n_parameters} parameters), "
                f"{config.optimizer} lr {config.learning_rate:g}, {config.device} engine")
-    click.echo(f"steps: {result.steps}  final loss: {result.final_loss:.4f}  accuracy: {result.accuracy:.1%}  "
+    click.echo(f"steps: {result.steps}  final loss: {result.final_loss:.4f}  "
+               f"training accuracy: {result.accuracy:.1%}  "
                f"time per step: {result.seconds_per_step * 1000:.1f} ms ({result.seconds:.2f} s total)")
     if config.amp is not None:
         scale = "no GradScaler" if result.final_scale is None else f"final scale {result.final_scale:g}"
         click.echo(f"amp {config.amp}: {result.skipped_steps} step(s) skipped, {scale}")
+    if not math.isfinite(result.final_loss):
+        _diverged(config, result.final_loss)
+
+
+def _diverged(config: TrainConfig, loss: float) -> None:
+    """The loss ended as nan or inf: say it, and what to try."""
+    from ..training import DEFAULT_LR
+
+    lr, default = config.learning_rate, DEFAULT_LR[config.optimizer]
+    smaller = default if lr > default else lr / 10
+    click.echo(f"the loss diverged to {loss}: learning rate {lr:g} is too large for this model. "
+               f"What to do: lower it (--lr {smaller:g}), or clip the gradients (--clip 1.0)")

@@ -1,33 +1,57 @@
-"""Grade a student workspace: each exercise's pristine tests in a subprocess with a timeout, then a table.
+"""Grade a student workspace: each exercise's pristine tests in a subprocess with a time limit.
 
-``check(workspace, numbers)`` runs ``runner`` once per exercise (a few at a
-time), kills a run that exceeds its timeout (a student's infinite loop is
-reported as a timeout, never a hang) and returns one ``ExerciseResult`` each;
-``table`` prints them, ``report`` makes the JSON a teacher collects.  The tests
-come from the installed package, never from the workspace, so editing the
-workspace's copy of the tests cannot change a grade.
+``check(workspace, numbers)`` runs ``runner`` once per exercise, a few at a
+time, and returns one ``ExerciseResult`` each (``reporting`` turns them into
+the table, the diagnoses and the JSON a teacher collects).  The tests come from
+the installed package, never from the workspace, so editing the workspace's
+copy of the tests cannot change a grade.
+
+Time: each exercise may use a small multiple of the reference solution's time
+(``default_timeout``), so a workspace that hangs everywhere is graded in well
+under a minute.  Nothing is left running: the runners stop themselves at their
+limit and when the grader is gone (``bounds``), and ``check`` ends every runner
+it started, process group and all, when it returns, on Ctrl-C and on SIGTERM.
 """
 from __future__ import annotations
 
-import datetime
-import getpass
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from collections import deque
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
-from . import catalog, harness
-from .runner import one_line
+from . import bounds, catalog, harness
 
 PASSED, FAILED, TIMEOUT, ERROR = "passed", "failed", "timeout", "error"
-DEFAULT_TIMEOUT = 60.0
+
+# Wall-clock seconds the reference solution's run takes (start-up included) on a 2-core CI machine.
+REFERENCE_SECONDS = {1: 0.8, 2: 0.8, 3: 2.0, 4: 0.7, 5: 0.5, 6: 0.5, 7: 0.5, 8: 0.5, 9: 1.4}
+TIMEOUT_FACTOR = 4.0
+MIN_TIMEOUT = 3.0
+GRACE_S = 2.0  # past its own wall-clock limit, the grader kills a runner that has not stopped itself
+POLL_S = 0.05
+GRADER_PID_ENV = "MICROGRAD2_GRADER_PID"  # tells a runner whose end to watch for (it may start after it)
+
+
+def default_timeout(number: int) -> float:
+    """Seconds of CPU time exercise ``number`` may use: ``TIMEOUT_FACTOR`` × its reference solution's, at least
+    ``MIN_TIMEOUT``."""
+    return max(MIN_TIMEOUT, round(TIMEOUT_FACTOR * REFERENCE_SECONDS.get(number, 1.0), 1))
+
+
+def one_line(text: str, limit: int = 200) -> str:
+    """The first line of ``text``, at most ``limit`` characters."""
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 @dataclass
@@ -42,7 +66,8 @@ class CaseResult:
 
 @dataclass
 class ExerciseResult:
-    """One exercise's grade: ``status`` is passed, failed, timeout or error; ``summary`` says why in one line."""
+    """One exercise's grade: ``status`` is passed, failed, timeout or error; ``summary`` says why in one line,
+    ``details`` in full; ``timeout`` is the limit it ran under (seconds of CPU time)."""
 
     number: int
     name: str
@@ -52,6 +77,8 @@ class ExerciseResult:
     seconds: float
     tests_total: int
     tests: list[CaseResult] = field(default_factory=list)
+    details: str = ""
+    timeout: float = 0.0
 
     @property
     def passed(self) -> bool:
@@ -62,6 +89,11 @@ class ExerciseResult:
         return sum(t.outcome == PASSED for t in self.tests)
 
 
+def is_workspace(directory: Path) -> bool:
+    """Whether ``directory`` holds at least one exercise's file (an empty or foreign folder holds none)."""
+    return any((directory / e.filename).is_file() for e in catalog.EXERCISES)
+
+
 def child_environment(workspace: Path) -> dict[str, str]:
     """The environment of a test run: this micrograd2 first on the path, no pytest options from outside."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS")}
@@ -69,41 +101,118 @@ def child_environment(workspace: Path) -> dict[str, str]:
     env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH", "")) if p)
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     env[harness.WORKSPACE_ENV] = str(workspace)
+    env[GRADER_PID_ENV] = str(os.getpid())
     return env
 
 
-def run_exercise(exercise: catalog.Exercise, workspace: Path, timeout: float = DEFAULT_TIMEOUT) -> ExerciseResult:
-    """Run ``exercise``'s pristine tests on ``workspace`` in a subprocess killed after ``timeout`` seconds."""
-    workspace = workspace.resolve()
-    started = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="mg2-grade-") as tmp:
-        report_path, log_path = Path(tmp) / "report.json", Path(tmp) / "output.txt"
+class Run:
+    """One exercise's runner process: started at once, polled, and ended with its whole process group."""
+
+    def __init__(self, exercise: catalog.Exercise, workspace: Path, timeout: float) -> None:
+        self.exercise, self.workspace, self.timeout = exercise, workspace, timeout
+        self.folder = tempfile.TemporaryDirectory(prefix="mg2-grade-")
+        tmp = Path(self.folder.name)
+        self.report_path, self.log_path = tmp / "report.json", tmp / "output.txt"
         command = [sys.executable, "-m", "micrograd2.exercises.runner", str(exercise.number), str(workspace),
-                   str(report_path)]
-        with open(log_path, "wb") as log:
-            process = subprocess.Popen(command, cwd=tmp, env=child_environment(workspace), stdin=subprocess.DEVNULL,
-                                       stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-            timed_out = _wait(process, timeout)
-        report = _read_json(report_path)
-        output = log_path.read_text(encoding="utf-8", errors="replace")
-    return _result(exercise, report, output, timed_out, timeout, time.monotonic() - started)
+                   str(self.report_path), repr(timeout)]
+        self.started = time.monotonic()
+        with open(self.log_path, "wb") as log:
+            self.process = subprocess.Popen(command, cwd=tmp, env=child_environment(workspace),
+                                            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                            start_new_session=True)
+        self.killed = False
 
+    @property
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
 
-def _wait(process: subprocess.Popen[bytes], timeout: float) -> bool:
-    """Wait for ``process``; on timeout kill it and all it started.  True if it timed out."""
-    try:
-        process.wait(timeout=timeout)
+    def done(self) -> bool:
+        """Whether the run has ended (killing it, with all it started, once it is past its wall-clock limit)."""
+        if self.process.poll() is not None:
+            return True
+        if self.elapsed > bounds.wall_limit(self.timeout) + GRACE_S:
+            self.kill()
+            self.killed = True
+            return True
         return False
-    except subprocess.TimeoutExpired:
-        if hasattr(os, "killpg"):
-            try:
-                os.killpg(process.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        else:  # pragma: no cover - Windows
-            process.kill()
-        process.wait()
-        return True
+
+    def kill(self) -> None:
+        """End the runner and every process it started (its own process group)."""
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        except AttributeError:  # pragma: no cover - Windows
+            self.process.kill()
+        self.process.wait()
+
+    def result(self) -> ExerciseResult:
+        """The grade, from the runner's report and output; removes the run's files."""
+        try:
+            report = _read_json(self.report_path)
+            output = self.log_path.read_text(encoding="utf-8", errors="replace")
+        finally:
+            self.close()
+        return _result(self.exercise, report, output, self.killed, self.timeout, self.elapsed)
+
+    def close(self) -> None:
+        self.folder.cleanup()
+
+
+Status = Callable[[Sequence[Run], int, int], None]  # (running, finished, total) -> show it
+
+
+def check(workspace: Path, numbers: Sequence[int] | None = None, timeout: float | None = None,
+          jobs: int | None = None, status: Status | None = None) -> list[ExerciseResult]:
+    """Grade exercises ``numbers`` (all by default) of ``workspace``, ``jobs`` runners at a time.
+
+    ``timeout`` (seconds of CPU time per exercise) defaults to ``default_timeout``; ``status(running,
+    finished, total)`` is called as runs start and end and every ``POLL_S`` seconds in between.  Ctrl-C
+    (``KeyboardInterrupt``) and SIGTERM (``Stopped``) end every runner before they propagate."""
+    workspace = workspace.resolve()
+    pending = deque(catalog.get(n) for n in (numbers or catalog.NUMBERS))
+    total, jobs = len(pending), max(1, jobs or min(4, os.cpu_count() or 1))
+    running: list[Run] = []
+    results: list[ExerciseResult] = []
+    try:
+        with _sigterm_stops():
+            while pending or running:
+                while pending and len(running) < jobs:
+                    exercise = pending.popleft()
+                    running.append(Run(exercise, workspace, timeout or default_timeout(exercise.number)))
+                for run in [r for r in running if r.done()]:
+                    running.remove(run)
+                    results.append(run.result())
+                if status is not None:
+                    status(running, len(results), total)
+                if running:
+                    time.sleep(POLL_S)
+    finally:
+        for run in running:
+            run.kill()
+            run.close()
+    return sorted(results, key=lambda r: r.number)
+
+
+class Stopped(KeyboardInterrupt):
+    """The grader received SIGTERM (every runner has been ended)."""
+
+
+@contextmanager
+def _sigterm_stops() -> Iterator[None]:
+    """While grading, SIGTERM raises ``Stopped`` (so ``check`` ends its runners, as on Ctrl-C)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: Any) -> None:
+        raise Stopped("SIGTERM")
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _read_json(path: Path) -> dict[str, Any] | None:
@@ -114,84 +223,52 @@ def _read_json(path: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def _result(exercise: catalog.Exercise, report: dict[str, Any] | None, output: str, timed_out: bool,
+def _result(exercise: catalog.Exercise, report: dict[str, Any] | None, output: str, killed: bool,
             timeout: float, seconds: float) -> ExerciseResult:
     tests = [CaseResult(**t) for t in (report or {}).get("tests", [])]
     result = ExerciseResult(exercise.number, exercise.name, exercise.title, FAILED, "", round(seconds, 2),
-                            max(exercise.test_count, len(tests)), tests)
-    if timed_out:
-        running = (report or {}).get("running")
-        where = f" {running}" if running else ""
+                            max(exercise.test_count, len(tests)), tests, timeout=timeout)
+    report = report or {}
+    if killed or report.get("timed_out"):
         result.status = TIMEOUT
-        result.summary = f"timeout: no result after {timeout:g} s{where} (an infinite loop, or far too slow?)"
-    elif report is None or not report.get("finished"):
+        result.summary = _timeout_summary(report, timeout)
+        result.details = result.summary
+    elif not report.get("finished"):
         last = one_line(output.strip().splitlines()[-1]) if output.strip() else "no output"
         result.status, result.summary = ERROR, f"the test run stopped without a report: {last}"
+        result.details = output.strip() or result.summary
     elif report.get("import_error"):
-        result.status, result.summary = ERROR, report["import_error"]
+        result.status, result.details = ERROR, report["import_error"]
+        result.summary = one_line(result.details)
     elif not tests:
         result.status, result.summary = ERROR, "no test ran"
     elif all(t.outcome == PASSED for t in tests):
         result.status, result.summary = PASSED, f"all {len(tests)} tests passed"
     else:
-        result.summary = _what_failed(next(t for t in tests if t.outcome != PASSED).message, exercise)
+        first = next(t for t in tests if t.outcome != PASSED)
+        result.summary, result.details = _what_failed(first.message), _what_failed(first.details)
     return result
 
 
-def _what_failed(message: str, exercise: catalog.Exercise) -> str:
-    """A failed test's message for the table: a stub's ``NotImplementedError`` reads "to do: …", and a
-    place in the exercise's own file is just its line."""
-    message = message.replace(f"({exercise.filename}, line ", "(line ")
-    prefix = "NotImplementedError: Exercise "
-    if message.startswith(prefix):
-        return "to do: " + message[len(prefix):].split(": ", 1)[-1]
-    return message
+def _timeout_summary(report: dict[str, Any], timeout: float) -> str:
+    """``timeout after 3 s at ex03_topo_order.py:14 in topo_order, in test_x (an infinite loop, …?)``."""
+    running, where = report.get("running"), report.get("where")
+    text = f"timeout after {timeout:g} s"
+    if where:
+        text += f" at {where}"
+    if running:
+        text += f"{',' if where else ''} {running}"
+    return text + " (an infinite loop, or far too slow?)"
 
 
-def check(workspace: Path, numbers: Sequence[int] | None = None, timeout: float = DEFAULT_TIMEOUT,
-          jobs: int | None = None) -> list[ExerciseResult]:
-    """Grade exercises ``numbers`` (all by default) of ``workspace``, ``jobs`` subprocesses at a time."""
-    exercises = [catalog.get(n) for n in (numbers or catalog.NUMBERS)]
-    jobs = max(1, jobs or min(4, os.cpu_count() or 1))
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        return list(pool.map(lambda e: run_exercise(e, workspace, timeout), exercises))
+STUB = re.compile(r"^(?:(?P<at>\S+:\d+): )?NotImplementedError: Exercise \d+: (?P<what>.*)$", re.DOTALL)
 
 
-# -- showing the grade ---------------------------------------------------------------------------------
-def table(results: Sequence[ExerciseResult], width: int = 120) -> str:
-    """The summary table, one row per exercise, ending with ``K/N exercises passed``."""
-    title_width = max(len(r.title) for r in results)
-    rows = [f" #  {'exercise':<{title_width}}  {'result':<7}  tests  what failed"]
-    for r in results:
-        detail = "" if r.passed else r.summary
-        counted = f"{r.tests_passed:>2}/{r.tests_total:<2}"
-        row = f"{r.number:>2}  {r.title:<{title_width}}  {r.status:<7}  {counted}  {detail}"
-        rows.append(row.rstrip() if len(row) <= width else row[: width - 1] + "…")
-    rows.insert(1, "-" * max(len(row) for row in rows))
-    rows.append(f"{sum(r.passed for r in results)}/{len(results)} exercises passed")
-    return "\n".join(rows)
-
-
-def report(results: Sequence[ExerciseResult], workspace: Path, timeout: float) -> dict[str, Any]:
-    """The machine-readable report (``--json FILE``): who, when, which workspace, and every test's outcome."""
-    from .. import __version__
-
-    try:
-        user = getpass.getuser()
-    except Exception:  # no user name in some containers
-        user = None
-    return {
-        "micrograd2": __version__,
-        "workspace": str(workspace.resolve()),
-        "user": user,
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "timeout_s": timeout,
-        "passed": sum(r.passed for r in results),
-        "total": len(results),
-        "exercises": [{**asdict(r), "tests_passed": r.tests_passed} for r in results],
-    }
-
-
-def write_report(path: Path, data: dict[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+def _what_failed(message: str) -> str:
+    """A stub's ``NotImplementedError`` reads ``to do: implement Mul.forward (ex01_mul_sum.py:3)``; anything
+    else is kept."""
+    match = STUB.match(message)
+    if match is None:
+        return message
+    at = f" ({match['at']})" if match["at"] else ""
+    return f"to do: {match['what']}{at}"

@@ -1,48 +1,57 @@
 """Run one exercise's pristine tests against a student's module, in this process, and write a JSON report.
 
 The grader starts it in a subprocess (so a student's infinite loop can be
-killed): ``python -m micrograd2.exercises.runner N WORKSPACE REPORT.json``.
+stopped): ``python -m micrograd2.exercises.runner N WORKSPACE REPORT.json LIMIT``.
 The report is rewritten after every test, with the test running now under
-``"running"``, so a grader that had to kill the process still knows how far it got.
+``"running"``, so a grader that had to kill the process still knows how far it
+got.  The run bounds itself (``bounds.guard``): after ``LIMIT`` seconds of CPU
+time it writes ``"timed_out": true`` and where the student's code was, and it
+ends as soon as the grader is gone.
 """
 from __future__ import annotations
 
 import json
 import os
 import sys
+import threading
 import traceback
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from . import catalog, harness
+from . import bounds, catalog, harness
+from .grader import GRADER_PID_ENV, one_line
 
 
-def one_line(text: str, limit: int = 200) -> str:
-    """The first line of ``text``, at most ``limit`` characters."""
-    line = text.strip().splitlines()[0] if text.strip() else ""
-    return line if len(line) <= limit else line[: limit - 1] + "…"
+def place(filename: str, lineno: int | None) -> str:
+    """``file.py:LINE`` (the file's name only: it is in the student's workspace)."""
+    return f"{Path(filename).name}:{lineno}"
 
 
 def where_in(error: BaseException, workspace: Path) -> str:
-    """`` (file.py, line N)`` for the innermost frame of ``error`` in the student's workspace, else ``""``."""
-    frames = [f for f in traceback.extract_tb(error.__traceback__) if _inside(f.filename, workspace)]
-    return f" ({Path(frames[-1].filename).name}, line {frames[-1].lineno})" if frames else ""
-
-
-def _inside(filename: str, folder: Path) -> bool:
-    try:
-        return Path(filename).resolve().is_relative_to(folder.resolve())
-    except (OSError, ValueError):
-        return False
+    """``file.py:LINE`` of the innermost frame of ``error`` in the student's workspace, else ``""``."""
+    frames = [f for f in traceback.extract_tb(error.__traceback__) if bounds.is_inside(f.filename, workspace)]
+    return place(frames[-1].filename, frames[-1].lineno) if frames else ""
 
 
 def explain(error: BaseException, workspace: Path) -> str:
-    """A failed test's message: a ``Mistake`` speaks for itself; other errors get their type and place."""
+    """A failed test's message: a ``Mistake`` speaks for itself; other errors get their place, type and message
+    (``ex02_activations.py:7: NameError: name 'w' is not defined``)."""
     if isinstance(error, harness.Mistake):
         return str(error)
-    return f"{type(error).__name__}: {error}{where_in(error, workspace)}"
+    if isinstance(error, SyntaxError) and error.filename and bounds.is_inside(error.filename, workspace):
+        return _syntax_error(error)
+    at = where_in(error, workspace)
+    return f"{at + ': ' if at else ''}{type(error).__name__}: {error}"
+
+
+def _syntax_error(error: SyntaxError) -> str:
+    """``file.py:LINE: SyntaxError: message``, then the offending line."""
+    text = f"{place(error.filename or '?', error.lineno)}: {type(error).__name__}: {error.msg}"
+    if error.text and error.text.strip():
+        text += f"\n    {error.text.strip()}"
+    return text
 
 
 def import_problem(exercise: catalog.Exercise, workspace: Path) -> str | None:
@@ -54,11 +63,10 @@ def import_problem(exercise: catalog.Exercise, workspace: Path) -> str | None:
     try:
         harness.load_student(exercise.name)
     except SyntaxError as error:
-        name = Path(error.filename).name if error.filename else exercise.filename
-        return f"{type(error).__name__} in {name}, line {error.lineno}: {error.msg}"
+        return _syntax_error(error)
     except BaseException as error:  # noqa: B036 - a student's module may raise anything, SystemExit included
-        place = where_in(error, workspace) or f" ({exercise.filename})"
-        return f"{type(error).__name__} while importing {exercise.filename}{place}: {error}"
+        at = where_in(error, workspace) or exercise.filename
+        return f"{at}: {type(error).__name__} while importing {exercise.filename}: {error}"
     return None
 
 
@@ -67,9 +75,22 @@ class Collector:
 
     def __init__(self, report: dict[str, Any], path: Path, workspace: Path) -> None:
         self.report, self.path, self.workspace = report, path, workspace
+        self.lock = threading.Lock()  # the watchdog's last save must not be overwritten
 
     def save(self) -> None:
-        self.path.write_text(json.dumps(self.report, indent=1), encoding="utf-8")
+        with self.lock:
+            self._write()
+
+    def _write(self) -> None:
+        partial = self.path.with_suffix(".partial")
+        partial.write_text(json.dumps(self.report, indent=1), encoding="utf-8")
+        os.replace(partial, self.path)  # the grader never reads half a report
+
+    def timed_out(self, where: str) -> None:
+        """The watchdog's last word: the run is out of time, at ``where``.  Keeps the lock (the process ends)."""
+        self.lock.acquire(timeout=1.0)
+        self.report["timed_out"], self.report["where"] = True, where
+        self._write()
 
     def pytest_runtest_logstart(self, nodeid: str, location: Any) -> None:
         self.report["running"] = f"in {nodeid.split('::')[-1]}"
@@ -96,20 +117,26 @@ class Collector:
             self.save()
 
 
-def run(number: int, workspace: Path, report_path: Path) -> dict[str, Any]:
-    """Import the student's module for exercise ``number``, run its pristine tests, write and return the report."""
+def run(number: int, workspace: Path, report_path: Path, limit: float | None = None) -> dict[str, Any]:
+    """Import the student's module for exercise ``number``, run its pristine tests, write and return the report.
+
+    With a ``limit`` (seconds of CPU time), the run bounds itself as ``bounds.guard`` says."""
     exercise = catalog.get(number)
     workspace = workspace.resolve()
     os.environ[harness.WORKSPACE_ENV] = str(workspace)
-    report: dict[str, Any] = {"number": number, "import_error": None, "tests": [], "running": None}
+    report: dict[str, Any] = {"number": number, "import_error": None, "tests": [], "running": None,
+                              "timed_out": False, "where": ""}
     collector = Collector(report, report_path, workspace)
     report["running"] = f"while importing {exercise.filename}"
     collector.save()
+    if limit is not None:
+        grader_pid = os.environ.get(GRADER_PID_ENV, "")
+        bounds.guard(limit, workspace, collector.timed_out, int(grader_pid) if grader_pid.isdigit() else None)
     report["import_error"] = import_problem(exercise, workspace)
     report["running"] = None
     if report["import_error"] is None:
         args = [str(exercise.test_file), "-q", "--tb=no", "-p", "no:cacheprovider", "-p", "no:hypothesispytest",
-                "--noconftest",
+                "--noconftest", "-p", "no:timeout",
                 "-c", str(catalog.PYTEST_INI), "--rootdir", str(catalog.HERE), "-o", "addopts="]
         report["exit_code"] = int(pytest.main(args, plugins=[collector]))
     report["finished"] = True
@@ -119,10 +146,10 @@ def run(number: int, workspace: Path, report_path: Path) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    if len(args) != 3:
-        print("usage: python -m micrograd2.exercises.runner N WORKSPACE REPORT.json", file=sys.stderr)
+    if len(args) not in (3, 4):
+        print("usage: python -m micrograd2.exercises.runner N WORKSPACE REPORT.json [CPU_SECONDS]", file=sys.stderr)
         return 2
-    run(int(args[0]), Path(args[1]), Path(args[2]))
+    run(int(args[0]), Path(args[1]), Path(args[2]), float(args[3]) if len(args) == 4 else None)
     return 0
 
 

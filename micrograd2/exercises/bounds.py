@@ -1,0 +1,109 @@
+"""How a grading run bounds itself, so that nothing it starts outlives the grader or runs for ever.
+
+``guard(limit, on_timeout)`` is called by the runner before the student's
+code runs.  From then on:
+
+* the run stops itself after ``limit`` seconds of CPU time, or ``2 × limit``
+  seconds of wall-clock time (code that waits instead of computing):
+  a watchdog thread calls ``on_timeout(where)`` — ``where`` is the innermost
+  place in the student's files that the main thread had reached, as
+  ``ex03_topo_order.py:14 in topo_order`` — then ends the process;
+* the run ends at once when its parent (the grader) is gone, however the
+  grader ended (Ctrl-C, SIGTERM, SIGKILL): Linux's parent-death signal where
+  there is one, and the watchdog's check of the parent's pid everywhere;
+* a CPU-time limit set with ``resource.RLIMIT_CPU`` ends the process even if
+  its code holds the interpreter and the watchdog cannot run.
+"""
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import math
+import os
+import signal
+import sys
+import threading
+import time
+import traceback
+from pathlib import Path
+from typing import Callable
+
+POLL_S = 0.1
+WALL_FACTOR = 2.0  # wall-clock limit = WALL_FACTOR × the CPU-time limit
+TIMED_OUT_EXIT = 3
+PARENT_GONE_EXIT = 4
+
+
+def wall_limit(limit: float) -> float:
+    """The wall-clock seconds a run with a CPU-time ``limit`` may take."""
+    return WALL_FACTOR * limit
+
+
+def guard(limit: float, workspace: Path, on_timeout: Callable[[str], None], parent: int | None = None) -> None:
+    """Bound this process as the module docstring says (call once, from the main thread).
+
+    ``parent`` is the pid of the process that started this one (default: the parent now); a parent that has
+    already gone is noticed at the watchdog's first look."""
+    parent = os.getppid() if parent is None else parent
+    _die_with_parent()
+    _cpu_rlimit(limit)
+    main = threading.main_thread().ident
+    started = time.monotonic()
+
+    def watch() -> None:
+        while True:
+            time.sleep(POLL_S)
+            if os.getppid() != parent:
+                os._exit(PARENT_GONE_EXIT)
+            if time.process_time() > limit or time.monotonic() - started > wall_limit(limit):
+                frame = sys._current_frames().get(main or 0)
+                try:
+                    on_timeout(where(frame, workspace))
+                finally:
+                    os._exit(TIMED_OUT_EXIT)
+
+    threading.Thread(target=watch, name="micrograd2-grading-watchdog", daemon=True).start()
+
+
+def where(frame: object, workspace: Path) -> str:
+    """``file.py:LINE in function`` for the innermost frame of ``frame``'s stack inside ``workspace``."""
+    if frame is None:
+        return ""
+    stack = traceback.extract_stack(frame)  # type: ignore[arg-type]
+    inside = [f for f in stack if is_inside(f.filename, workspace)]
+    if not inside:
+        return ""
+    last = inside[-1]
+    return f"{Path(last.filename).name}:{last.lineno} in {last.name}"
+
+
+def is_inside(filename: str, folder: Path) -> bool:
+    """Whether the file ``filename`` is in ``folder`` (or below it)."""
+    try:
+        return Path(filename).resolve().is_relative_to(folder.resolve())
+    except (OSError, ValueError):
+        return False
+
+
+def _die_with_parent() -> None:
+    """Ask Linux to send SIGKILL when the parent ends (``prctl(PR_SET_PDEATHSIG)``); elsewhere, do nothing."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass  # the watchdog's check of the parent's pid remains
+
+
+def _cpu_rlimit(limit: float) -> None:
+    """A hard stop past the watchdog's limits: SIGXCPU, then SIGKILL, after about twice ``limit`` CPU seconds."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - Windows
+        return
+    soft = math.ceil(wall_limit(limit)) + 2
+    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    if hard != resource.RLIM_INFINITY:
+        soft = min(soft, hard)
+    resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 1 if hard == resource.RLIM_INFINITY else hard))

@@ -1,0 +1,112 @@
+"""Show a grade: the summary table, each failing exercise's diagnosis in full, and the JSON report.
+
+``render`` is what ``micrograd2 exercise check`` prints: ``table`` (one row
+per exercise, its "what failed" cut at the terminal's width), then
+``diagnoses`` (wrapped, whatever a row could not show; with ``verbose``, every
+failing test), then the last line, ``K/N exercises passed``.  ``report`` is the
+machine-readable form (``--json FILE``).
+"""
+from __future__ import annotations
+
+import datetime
+import getpass
+import json
+import textwrap
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any, Sequence
+
+from .grader import PASSED, ExerciseResult
+
+INDENT = "    "
+
+
+def _row(r: ExerciseResult, title_width: int) -> str:
+    detail = "" if r.passed else r.summary
+    counted = f"{r.tests_passed:>2}/{r.tests_total:<2}"
+    return f"{r.number:>2}  {r.title:<{title_width}}  {r.status:<7}  {counted}  {detail}".rstrip()
+
+
+def render(results: Sequence[ExerciseResult], width: int = 120, verbose: bool = False) -> str:
+    """The table, the diagnoses under it, and ``K/N exercises passed`` as the last line."""
+    hidden = not verbose and any(sum(t.outcome != PASSED for t in r.tests) > 1 for r in results)
+    parts = [table(results, width), diagnoses(results, width, verbose),
+             "(add -v to list every failing test)" if hidden else "", passed_line(results)]
+    return "\n\n".join(part for part in parts if part)
+
+
+def passed_line(results: Sequence[ExerciseResult]) -> str:
+    return f"{sum(r.passed for r in results)}/{len(results)} exercises passed"
+
+
+def table(results: Sequence[ExerciseResult], width: int = 120) -> str:
+    """The summary table: a header, a rule, one row per exercise."""
+    title_width = max(len(r.title) for r in results)
+    rows = [f" #  {'exercise':<{title_width}}  {'result':<7}  tests  what failed"]
+    for r in results:
+        row = _row(r, title_width)
+        rows.append(row if len(row) <= width else row[: width - 1] + "…")
+    rows.insert(1, "-" * min(width, max(len(row) for row in rows)))
+    return "\n".join(rows)
+
+
+def diagnoses(results: Sequence[ExerciseResult], width: int = 120, verbose: bool = False) -> str:
+    """Each failing exercise's diagnosis in full, wrapped to ``width``: the first failing test's (every
+    failing test's with ``verbose``), unless the table's row already showed all of it."""
+    title_width = max((len(r.title) for r in results), default=0)
+    blocks = []
+    for r in results:
+        if r.passed:
+            continue
+        failing = [t for t in r.tests if t.outcome != PASSED]
+        shown_whole = len(_row(r, title_width)) <= width and r.details in ("", r.summary)
+        if not verbose and shown_whole:
+            continue
+        lines = [f"Exercise {r.number}, {r.title}:"]
+        if verbose and failing:
+            for t in failing:
+                lines.append(f"  {t.name}:")
+                lines += _wrapped(t.details or t.message, width)
+        else:
+            if failing:
+                lines.append(f"  {failing[0].name}:")
+            lines += _wrapped(r.details or r.summary, width)
+            if len(failing) > 1:
+                lines.append(f"  ({len(failing) - 1} more failing test(s))")
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
+def _wrapped(text: str, width: int) -> list[str]:
+    """``text`` indented and wrapped to ``width``, keeping its own line breaks."""
+    out = []
+    for line in text.strip().splitlines() or [""]:
+        out += textwrap.wrap(line, width=max(40, width), initial_indent=INDENT, subsequent_indent=INDENT + "  ",
+                             break_long_words=True, break_on_hyphens=False) or [""]
+    return out
+
+
+def report(results: Sequence[ExerciseResult], workspace: Path, timeout: float | None) -> dict[str, Any]:
+    """The machine-readable report (``--json FILE``): who, when, which workspace, and every test's outcome.
+    ``timeout_s`` is the limit asked for (``None``: each exercise's default, given in its ``timeout``)."""
+    from .. import __version__
+
+    try:
+        user = getpass.getuser()
+    except Exception:  # no user name in some containers
+        user = None
+    return {
+        "micrograd2": __version__,
+        "workspace": str(workspace.resolve()),
+        "user": user,
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "timeout_s": timeout,
+        "passed": sum(r.passed for r in results),
+        "total": len(results),
+        "exercises": [{**asdict(r), "tests_passed": r.tests_passed} for r in results],
+    }
+
+
+def write_report(path: Path, data: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
