@@ -53,7 +53,8 @@ def test_plot_without_matplotlib_fails_with_one_line_before_training(monkeypatch
     result = run([*FAST, "--plot", str(tmp_path / "run.png")])
     assert result.exit_code == 1
     assert result.output.strip() == (
-        "Error: --plot needs matplotlib, which isn't installed: pip install matplotlib (or micrograd2[plot])")
+        "Error: --plot needs matplotlib, which isn't installed: pip install -e '.[plot]' in the micrograd2 folder "
+        "(or pip install matplotlib)")
     assert not (tmp_path / "run.png").exists()
 
 

@@ -5,7 +5,8 @@ from typing import Any
 
 from .config import TrainResult
 
-MATPLOTLIB_MISSING = "--plot needs matplotlib, which isn't installed: pip install matplotlib (or micrograd2[plot])"
+MATPLOTLIB_MISSING = ("--plot needs matplotlib, which isn't installed: pip install -e '.[plot]' in the micrograd2 "
+                      "folder (or pip install matplotlib)")
 
 
 def require_matplotlib() -> Any:
