@@ -13,8 +13,8 @@ number of inputs, as ONE node).  ``Mul.apply(x, w)`` then records a node named
 ``MulBackward`` that the engine walks exactly like the built-in ``MulBackward0``,
 and the article's block 1, z = Σ xᵢ·wᵢ, runs on your ops (``dot`` below).
 
-Check: ``micrograd2 exercise check . 1`` (or ``pytest -m ex1``).
-Hints: ``micrograd2 exercise hint 1`` (``--level 2``, ``--level 3`` for more).
+Check: ``micrograd2 exercise check 1`` (or ``pytest -m ex1``).
+Hints: ``micrograd2 exercise hint 1`` (``hint 1 2``, ``hint 1 3`` for more).
 """
 from __future__ import annotations
 

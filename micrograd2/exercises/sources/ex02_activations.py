@@ -9,7 +9,7 @@ Your task: write the three ``backward`` methods.  Each receives the upstream
 gradient ``grad`` = ∂L/∂output and returns ∂L/∂x (the chain rule: upstream
 gradient × local derivative), reading the saved output from ``ctx.saved_tensors``.
 
-Check: ``micrograd2 exercise check . 2`` (or ``pytest -m ex2``).
+Check: ``micrograd2 exercise check 2`` (or ``pytest -m ex2``).
 Hints: ``micrograd2 exercise hint 2``.
 """
 from __future__ import annotations

@@ -13,7 +13,7 @@ from ``root.grad_fn`` (``AccumulateGrad`` nodes included), each exactly once,
 recurse: a chain of 100 000 ops (beyond Python's recursion limit of 1000, the
 bug micrograd's users met) must work, and fast.  (``[]`` if ``root.grad_fn`` is None.)
 
-Check: ``micrograd2 exercise check . 3`` (or ``pytest -m ex3``).
+Check: ``micrograd2 exercise check 3`` (or ``pytest -m ex3``).
 Hints: ``micrograd2 exercise hint 3``.
 """
 from __future__ import annotations

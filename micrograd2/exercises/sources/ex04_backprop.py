@@ -14,7 +14,7 @@ node reachable from ``root.grad_fn``, each after all its consumers (what
 exercise 3 computes; ``AccumulateGrad`` nodes included).  Start with the
 gradient 1.0 at ``root.grad_fn``.  The result must equal ``root.backward()``.
 
-Check: ``micrograd2 exercise check . 4`` (or ``pytest -m ex4``).
+Check: ``micrograd2 exercise check 4`` (or ``pytest -m ex4``).
 Hints: ``micrograd2 exercise hint 4``.
 """
 from __future__ import annotations

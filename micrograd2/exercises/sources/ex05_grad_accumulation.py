@@ -14,7 +14,7 @@ consecutive micro-batches.  ``loss_fn(samples)`` returns the mean loss over
 ``samples`` as a Value.  Start from clean gradients (whatever ``.grad`` held
 before must not count), and return the full-batch loss as a float.
 
-Check: ``micrograd2 exercise check . 5`` (or ``pytest -m ex5``).
+Check: ``micrograd2 exercise check 5`` (or ``pytest -m ex5``).
 Hints: ``micrograd2 exercise hint 5``.
 """
 from __future__ import annotations

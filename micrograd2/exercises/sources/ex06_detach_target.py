@@ -16,7 +16,7 @@ Your task:
   parameters, IN PLACE (``mul_``, ``add_``…) on the target's own parameter Values,
   under ``mg.no_grad()`` — as optimizers update parameters.
 
-Check: ``micrograd2 exercise check . 6`` (or ``pytest -m ex6``).
+Check: ``micrograd2 exercise check 6`` (or ``pytest -m ex6``).
 Hints: ``micrograd2 exercise hint 6``.
 """
 from __future__ import annotations

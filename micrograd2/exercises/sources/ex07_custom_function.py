@@ -13,7 +13,7 @@ the way PyTorch's ``torch.autograd.Function`` is written:
 ``mg.autograd.gradcheck(Hypot, [a, b])`` compares your backward with central
 differences; the tests run it at many points.
 
-Check: ``micrograd2 exercise check . 7`` (or ``pytest -m ex7``).
+Check: ``micrograd2 exercise check 7`` (or ``pytest -m ex7``).
 Hints: ``micrograd2 exercise hint 7``.
 """
 from __future__ import annotations

@@ -27,7 +27,7 @@ optimizer) with the semantics of ``torch.amp.GradScaler`` and ``mg.GradScaler``:
   reaches ``growth_interval``, S ← S·growth_factor and the count restarts.
   Then the next iteration starts afresh (not unscaled, no inf found).
 
-Check: ``micrograd2 exercise check . 8`` (or ``pytest -m ex8``).
+Check: ``micrograd2 exercise check 8`` (or ``pytest -m ex8``).
 Hints: ``micrograd2 exercise hint 8``.
 """
 from __future__ import annotations

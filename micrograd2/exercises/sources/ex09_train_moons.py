@@ -15,7 +15,7 @@ Your task:
   parameters with learning rate ``lr`` and run ``steps`` train steps; return the
   list of losses.  The tests expect ≥ 95% training accuracy.
 
-Check: ``micrograd2 exercise check . 9`` (or ``pytest -m ex9``).
+Check: ``micrograd2 exercise check 9`` (or ``pytest -m ex9``).
 Hints: ``micrograd2 exercise hint 9``.
 """
 from __future__ import annotations
