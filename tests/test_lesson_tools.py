@@ -1,0 +1,115 @@
+"""``micrograd2.lessons.tools``: checks compare, count and word what they compared honestly (PyTorch run
+live, its recorded output, or the lesson's own numbers); errors are shown as Python prints them with
+micrograd2's advice marked as its own; the summary ends a failing script with status 1."""
+from __future__ import annotations
+
+import io
+import shutil
+from typing import Any
+
+import pytest
+
+import micrograd2 as mg
+from micrograd2.lessons import tools
+
+
+@pytest.fixture
+def fresh() -> Any:
+    stream = io.StringIO()
+    yield tools.start_session(stream=stream, strict=False), stream
+    tools.start_session()
+
+
+def test_a_check_that_differs_is_a_cross_with_both_values(fresh: Any) -> None:
+    session, stream = fresh
+    tools.check("same", 2.0, 2.0, pytorch="tensor(2.)")
+    tools.check("x.grad", 0.0, None, pytorch="None")
+    assert [c.ok for c in session.checks] == [True, False]
+    assert "✗ x.grad: 0.0   (expected None)   PyTorch (recorded): None" in stream.getvalue()
+    tools.summary("Lesson 99")
+    assert "✗ Lesson 99: 2 checks: 2 against PyTorch's recorded output; 1 fail." in stream.getvalue()
+
+
+def test_numbers_compare_within_tolerance_and_nan_equals_nan(fresh: Any) -> None:
+    session, _ = fresh
+    tools.check("close", 1.0 + 1e-12, 1.0)
+    tools.check("nan", float("nan"), float("nan"))
+    tools.check("lists", [1.0, None], [1.0, None])
+    tools.check("a one-element list is its item", [9.0], 9.0)
+    tools.check("a Value by its number", mg.Value(3.0), 3.0)
+    tools.check("a Tensor by its numbers", mg.tensor([1.0, 2.0]), [1.0, 2.0])
+    assert all(c.ok for c in session.checks)
+    tools.check("far", 1.1, 1.0)
+    tools.check("bool is not a number", True, 1.0)
+    tools.check("lengths", [1.0], [1.0, 2.0])
+    assert [c.ok for c in session.checks[-3:]] == [False, False, False]
+
+
+def test_a_live_pytorch_value_is_compared_too_and_counted_as_live(fresh: Any) -> None:
+    session, stream = fresh
+    tools.check("agrees with both", 9.0, 9.0, pytorch=tools.live(9.0))
+    tools.check("the lesson agrees, PyTorch does not", 9.0, 9.0, pytorch=tools.live(12.0))
+    tools.check("no counterpart", 1, 1)
+    assert [c.ok for c in session.checks] == [True, False, True]
+    assert [c.against for c in session.checks] == ["live", "live", None]
+    line = tools.summary_line(session.checks, "2.13", "Lesson 9")
+    assert line == ("Lesson 9: 3 checks: 2 against PyTorch 2.13 run live, 1 against the lesson's own numbers only; "
+                    "1 fail.")
+
+
+def test_a_plain_number_is_not_passed_off_as_pytorch(fresh: Any) -> None:
+    with pytest.raises(TypeError, match="live"):
+        tools.check("x", 1.0, 1.0, pytorch=1.0)
+
+
+def test_raises_shows_the_error_and_marks_micrograd2s_advice_as_its_own(fresh: Any) -> None:
+    session, stream = fresh
+    x = mg.Value(2.0, requires_grad=True)
+    z = x * x
+    z.backward()
+    with tools.raises("a second backward", RuntimeError, "a second time",
+                      pytorch=tools.error_of(lambda: (_ for _ in ()).throw(RuntimeError("… a second time …")))):
+        z.backward()
+    text = stream.getvalue()
+    assert "  RuntimeError: Trying to backward through the graph a second time" in text
+    assert "[micrograd2's advice, not printed by PyTorch] What to do:" in text
+    assert "RuntimeError: Trying" in text.split("What to do:")[0]  # PyTorch's words come first, apart
+    assert session.checks[-1].ok and session.checks[-1].against == "live"
+    with tools.raises("nothing raised", RuntimeError, "boom"):
+        pass
+    assert not session.checks[-1].ok and session.checks[-1].got == "no error"
+
+
+def test_summary_ends_a_python_run_with_status_1_only_on_failure() -> None:
+    tools.start_session(stream=io.StringIO())
+    tools.check("fine", 1, 1)
+    assert tools.summary("L").failures == []
+    tools.check("bad", 1, 2)
+    with pytest.raises(SystemExit, match="1 fail"):
+        tools.summary("L")
+    tools.start_session()
+
+
+def test_live_torch_can_be_switched_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(tools.NO_TORCH, "1")
+    assert tools.live_torch() is None
+
+
+def test_the_text_graph_walks_next_functions_without_recursion(fresh: Any) -> None:
+    x = mg.Value(1.0, requires_grad=True, label="x")
+    y = x
+    for _ in range(5000):  # deeper than Python's recursion limit would allow a recursive walk
+        y = y * 1.0
+    lines = tools.graph_lines(y)
+    assert lines[0] == "MulBackward0" and lines[-1].startswith("…")
+    assert tools.graph_lines(x * x) == ["MulBackward0", "├── AccumulateGrad → x.grad", "└── AccumulateGrad → x.grad"]
+    assert tools.graph_lines(x) == ["x is a leaf: no grad_fn, nothing to walk"]
+    diagram = tools.show_graph(x * 2)
+    assert fresh[0].graph is not None and "the autograd graph" in repr(diagram)
+    if shutil.which("dot"):
+        assert "<svg" in (diagram._repr_svg_() or "")
+
+
+def test_an_ascii_terminal_gets_ok_and_fail_instead_of_ticks() -> None:
+    stream = io.TextIOWrapper(io.BytesIO(), encoding="ascii", errors="strict")
+    assert tools._mark(True, stream) == "OK" and tools._mark(False, stream) == "FAIL"
