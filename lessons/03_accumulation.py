@@ -124,7 +124,8 @@ with raises("the snippet as published", NameError, "name 'step' is not defined",
             pytorch="NameError: name 'step' is not defined"):
     exec(ARTICLE_SNIPPET)
 
-check("it failed after the first loss.backward(): w.grad is set", params[0].grad is not None, True)
+check("it failed after the first loss.backward(): w.grad is set", params[0].grad is not None, True,
+      pytorch="raised after the first loss.backward()")
 
 # %% [markdown]
 # The loop never defines `step` (D3). It needs `enumerate`: `for step, micro_batch in enumerate(loader)`.
