@@ -3,13 +3,15 @@
     python benchmarks/bench_tensor.py            # the full run (a few minutes on 2 cores)
     python benchmarks/bench_tensor.py --quick    # fewer repetitions, no scalar batch of 10,000
     python benchmarks/bench_tensor.py --threads 1  # BLAS and torch limited to one thread each
+    python benchmarks/bench_tensor.py --threads 1 --clock cpu  # CPU seconds: steadier on a busy machine
 
 What it measures, each timing a median over interleaved repetitions (micrograd2, torch, micrograd2, …):
 
 1. the machine: NumPy's BLAS (threadpoolctl: library, kernel, threads) and its float32 matmul peak;
 2. one training step (forward, cross-entropy, backward, SGD) of an MLP 784-512-512-10 on a batch of
    512 float32, micrograd2 (device="cpu") against torch with the same number of threads, and the
-   GFLOP/s each achieves;
+   GFLOP/s each achieves; and against the step's own matrix products alone (``np.matmul`` on the very
+   arrays the step multiplies, timed in the same rounds): the step's floor;
 3. the scalar engine against the Tensor engine on the two-moons MLP(2, [16, 16, 1]) at batch 1, 10,
    100, 1,000 and 10,000 (one hinge-loss SGD step): where vectorizing starts to pay;
 4. the Python overhead of one tiny Tensor op ((2, 2) add) against torch's, with the cyclic GC on and off.
@@ -34,6 +36,7 @@ from bench_scalar import paired_ratios  # (this script's own folder is on sys.pa
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LAYERS = (784, 512, 512, 10)
 BATCH = 512
+CLOCK: Callable[[], float] = time.perf_counter  # --clock cpu: time.process_time
 
 
 def main() -> None:
@@ -41,14 +44,20 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="fewer repetitions; skip the slowest case")
     parser.add_argument("--threads", type=int, default=None,
                         help="limit NumPy's BLAS (with threadpoolctl) and torch to this many threads")
+    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                        help="time the rounds by the wall clock, or by this process's CPU time (all its "
+                             "threads: with --threads 1, the work itself, whatever else the machine runs)")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    global CLOCK
+    CLOCK = time.process_time if args.clock == "cpu" else time.perf_counter
     if not args.child:
         env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")}
         removed = sorted(set(os.environ) - set(env))
         env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
         print(f"(child process without {', '.join(removed)})" if removed else "(OPENBLAS_CORETYPE not set)")
-        command = [sys.executable, os.path.abspath(__file__), "--child"] + (["--quick"] if args.quick else [])
+        command = [sys.executable, os.path.abspath(__file__), "--child", "--clock", args.clock]
+        command += ["--quick"] if args.quick else []
         if args.threads:
             command += ["--threads", str(args.threads)]
         sys.exit(subprocess.call(command, env=env))
@@ -78,9 +87,9 @@ def rounds(fns: dict[str, Callable[[], Any]], reps: int, warmup: int = 2) -> dic
         for name, fn in fns.items():
             gc.collect()
             time.sleep(0.02)  # let the other library's worker threads stop spinning before we start
-            start = time.perf_counter()
+            start = CLOCK()
             fn()
-            elapsed = time.perf_counter() - start
+            elapsed = CLOCK() - start
             if i >= warmup:
                 times[name].append(elapsed)
     return times
@@ -145,7 +154,9 @@ def mlp_step(np: Any, torch: Any, mg: Any, reps: int, peak: float) -> None:
         loss.backward()
         opt.step()
 
-    fns: dict[str, Callable[[], Any]] = {"micrograd2": step_mg}
+    products = matmul_operands(np, step_mg)
+    fns: dict[str, Callable[[], Any]] = {"micrograd2": step_mg,
+                                         "matmuls": lambda: [np.matmul(a, b) for a, b in products]}
     if torch is not None:
         layers: list[Any] = []
         for i in range(len(LAYERS) - 1):
@@ -174,9 +185,33 @@ def mlp_step(np: Any, torch: Any, mg: Any, reps: int, peak: float) -> None:
     for name, seconds in medians.items():
         rate = flops / seconds / 1e9
         print(f"{name:<12}{seconds * 1e3:>10.2f}{rate:>10.1f}{100 * rate / peak:>10.0f}%")
+    print(f"(matmuls: the step's own {len(products)} matrix products alone, np.matmul on the same arrays)")
+    print(f"micrograd2 step / its matmuls: {medians['micrograd2'] / medians['matmuls']:.2f}x  (target <= 1.25x; "
+          f"{paired_ratios(times['micrograd2'], times['matmuls'])})")
     if "torch" in medians:
         print(f"throughput micrograd2 / torch: {medians['torch'] / medians['micrograd2']:.2f}x  (target >= 1.0x; "
               f"{paired_ratios(times['torch'], times['micrograd2'])})")
+
+
+def matmul_operands(np: Any, step: Callable[[], Any]) -> list[tuple[Any, Any]]:
+    """The operands of every matrix product one run of ``step`` makes, caught at the CPU backend: timing
+    ``np.matmul`` on them gives the step's floor (its non-matmul work is what the step costs above it)."""
+    from micrograd2.backends import get_backend
+
+    backend = get_backend("cpu")
+    products: list[tuple[Any, Any]] = []
+    real = backend.matmul
+
+    def catching(a: Any, b: Any) -> Any:
+        products.append((a, b))
+        return real(a, b)
+
+    backend.matmul = catching  # type: ignore[method-assign]
+    try:
+        step()
+    finally:
+        del backend.matmul  # the class's method again
+    return products
 
 
 def crossover(np: Any, mg: Any, quick: bool) -> None:

@@ -163,3 +163,37 @@ def test_float16_matmul_and_sum_accumulate_in_float32_and_round_once() -> None:
     assert be.matmul(a, b).dtype == np.float16 and be.matmul(a, b).item() == 4096.0
     assert be.sum(np.full(4096, 1.0, dtype=np.float16)).item() == 4096.0  # float16 steps are 4 here
     assert be.sum(np.full(4096, 1.0, dtype=np.float16)).dtype == np.float16
+
+
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")  # (the module's own filter, under pytest)
+def test_where_with_a_zero_else_is_a_select_even_for_inf_and_nan() -> None:
+    """``where(mask, g, 0)`` (ReLU's backward) is computed as a product; where the product would differ
+    from a select (inf·0 and NaN·0 are NaN), the select's answer is given."""
+    be = NumpyBackend()
+    mask = np.array([True, False, True, False, False])
+    g = np.array([1.5, np.inf, np.nan, -np.inf, np.nan], dtype=np.float32)
+    out = be.where(mask, g, 0.0)
+    np.testing.assert_array_equal(out, np.where(mask, g, 0.0))
+    assert out.dtype == np.float32
+    finite = np.array([2.0, 3.0, -1.0, 4.0, 5.0], dtype=np.float32)
+    np.testing.assert_array_equal(be.where(mask, finite, 0.0), [2.0, 0.0, -1.0, 0.0, 0.0])
+    assert be.where(np.zeros(0, bool), np.zeros(0, np.float32), 0.0).shape == (0,)
+
+
+def test_iadd_with_alpha_reuses_one_scratch_array_and_stays_exact() -> None:
+    """``x += alpha·y`` (an optimizer's step) multiplies into a scratch array kept per shape and dtype:
+    the results are those of the plain expression, for every parameter sharing the scratch."""
+    be = NumpyBackend()
+    rng = np.random.default_rng(0)
+    xs = [rng.standard_normal((3, 4)).astype(np.float32) for _ in range(2)]
+    ys = [rng.standard_normal((3, 4)).astype(np.float32) for _ in range(2)]
+    expected = [x + np.float32(-0.1) * y for x, y in zip(xs, ys)]
+    for x, y in zip(xs, ys):
+        be.iadd(x, y, -0.1)
+    for x, e in zip(xs, expected):
+        np.testing.assert_array_equal(x, e)
+    scratch = be._scratch(xs[0])
+    assert scratch is be._scratch(xs[1]) and not np.shares_memory(scratch, xs[0])
+    for n in range(40):  # many shapes: the cache starts over rather than growing
+        be._scratch(np.zeros(n + 1, np.float32))
+    assert len(be._work.__dict__) <= 32

@@ -17,6 +17,7 @@ values are rounded to bfloat16 (8 significant bits, round to nearest even) by
 """
 from __future__ import annotations
 
+import threading
 import warnings
 from typing import Any, Callable, Sequence
 
@@ -36,6 +37,7 @@ _NAMES = {np.dtype(np.float64): "float64", np.dtype(np.float32): "float32", np.d
           np.dtype(np.int64): "int64", np.dtype(np.bool_): "bool", np.dtype(np.int32): "int32"}
 _ndarray = np.ndarray
 _F16 = np.dtype(np.float16)
+_SCRATCHES = 32  # scratch arrays kept per thread (one per parameter shape)
 _add: Any = np.add  # (typed loosely: NumPy's stubs want literal keepdims)
 _maximum: Any = np.maximum
 
@@ -90,6 +92,9 @@ class NumpyBackend(ArrayBackend):
 
     name = "cpu"
 
+    def __init__(self) -> None:
+        self._work = threading.local()  # each thread's scratch arrays (see ``_scratch``)
+
     # -- creation and transfer -------------------------------------------------
     def from_host(self, data: Any, dtype: str) -> Array:
         if dtype == "bfloat16":
@@ -136,11 +141,11 @@ class NumpyBackend(ArrayBackend):
         zero_else = isinstance(b, (int, float)) and b == 0
         if zero_else and type(a) is _ndarray and a.dtype.kind == "f" and getattr(cond, "dtype", None) == np.bool_:
             # ``where(mask, g, 0)`` (every ReLU backward): a product is ~10x faster than a masked select,
-            # and the same unless g has inf/nan (inf·0 = nan), checked with one cheap pass.  The product
-            # reads the bool mask as it goes: no float copy of the mask.
-            out = np.multiply(a, cond)
-            if np.isfinite(a).all():
-                return _arr(out)
+            # and the same unless it made a NaN (inf·0, or a NaN of g), found by one reduction of the product
+            # (NaN wins a maximum) with no temporary array.  The product reads the bool mask as it goes.
+            out = _arr(np.multiply(a, cond))
+            if out.size == 0 or not np.isnan(_maximum.reduce(out, axis=None)):
+                return out
         return _arr(np.where(cond, a, b))
 
     # -- reductions ----------------------------------------------------------------
@@ -219,8 +224,22 @@ class NumpyBackend(ArrayBackend):
             np.add(x, y, out=x)
         elif alpha == -1.0:
             np.subtract(x, y, out=x)
+        elif type(y) is _ndarray and y.shape == x.shape and y.dtype == x.dtype:  # an optimizer's step
+            np.add(x, np.multiply(y, alpha, out=self._scratch(x)), out=x)
         else:
             np.add(x, np.multiply(y, alpha, dtype=x.dtype), out=x)
+
+    def _scratch(self, like: Array) -> Array:
+        """A work array of ``like``'s shape and dtype, the same one each time (NumPy has no fused
+        ``x += alpha·y``: the product goes here, and an optimizer's step allocates nothing)."""
+        scratches = self._work.__dict__
+        key = (like.shape, like.dtype)
+        buffer = scratches.get(key)
+        if buffer is None:
+            if len(scratches) >= _SCRATCHES:  # a model has few parameter shapes; anything else: start over
+                scratches.clear()
+            buffer = scratches[key] = np.empty(like.shape, like.dtype)
+        return buffer
 
     def imul(self, x: Array, y: Array | float) -> None:
         np.multiply(x, y, out=x)
