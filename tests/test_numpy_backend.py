@@ -196,4 +196,4 @@ def test_iadd_with_alpha_reuses_one_scratch_array_and_stays_exact() -> None:
     assert scratch is be._scratch(xs[1]) and not np.shares_memory(scratch, xs[0])
     for n in range(40):  # many shapes: the cache starts over rather than growing
         be._scratch(np.zeros(n + 1, np.float32))
-    assert len(be._work.__dict__) <= 32
+    assert len(be._work.arrays) <= 32

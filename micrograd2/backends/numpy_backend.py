@@ -232,7 +232,9 @@ class NumpyBackend(ArrayBackend):
     def _scratch(self, like: Array) -> Array:
         """A work array of ``like``'s shape and dtype, the same one each time (NumPy has no fused
         ``x += alpha·y``: the product goes here, and an optimizer's step allocates nothing)."""
-        scratches = self._work.__dict__
+        scratches: dict[tuple[Any, Any], Array] | None = getattr(self._work, "arrays", None)
+        if scratches is None:
+            scratches = self._work.arrays = {}
         key = (like.shape, like.dtype)
         buffer = scratches.get(key)
         if buffer is None:

@@ -9,7 +9,7 @@ meeting a float becomes float32, as in PyTorch.
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..autograd import grad_mode
 from .compute import (
@@ -31,6 +31,9 @@ from .compute import (
     sum_to,
 )
 from .storage import FLOATS
+
+if TYPE_CHECKING:
+    from .tensor import Tensor
 
 Operator = Callable[[Any, Any], Any]
 
@@ -231,12 +234,12 @@ class Zero(TensorFunction):
 
 
 # -- the operators -------------------------------------------------------------------------------
-def same_kind(x: Any, other: Any) -> Any:
+def same_kind(x: Tensor, other: Any) -> Tensor:
     """``x`` as a Tensor ops may take next to ``other`` (an integer Tensor meeting a float: float32)."""
     return x._float_for(other)
 
 
-def to_float(x: Any, other: Any) -> Any:
+def to_float(x: Tensor, other: Any) -> Tensor:
     """``x`` as a float Tensor (division and powers of integers give floats)."""
     return x._as_float()
 
@@ -246,7 +249,7 @@ def operator(fn: type[TensorFunction], convert: Callable[[Any, Any], Any] = same
     one device take the Function's two-input path (the common case, at the cost of one call)."""
     two_inputs = fn._apply2
 
-    def forward_operator(x: Any, other: Any) -> Any:
+    def forward_operator(x: Tensor, other: Any) -> Any:
         if type(other) is type(x) and other._backend is x._backend and x.dtype in FLOATS:
             return two_inputs(x, other)
         o = x._operand(other)
@@ -259,7 +262,7 @@ def operator(fn: type[TensorFunction], convert: Callable[[Any, Any], Any] = same
 def reflected(fn: type[TensorFunction], convert: Callable[[Any, Any], Any] = same_kind) -> Operator:
     """``other (op) x`` recorded as ``fn`` (``2 * x``, ``array + x``): ``Tensor.__rmul__ = reflected(Mul)``."""
 
-    def reflected_operator(x: Any, other: Any) -> Any:
+    def reflected_operator(x: Tensor, other: Any) -> Any:
         o = x._operand(other)
         return NotImplemented if o is NotImplemented else fn.apply(o, convert(x, o))
 
@@ -267,7 +270,7 @@ def reflected(fn: type[TensorFunction], convert: Callable[[Any, Any], Any] = sam
     return reflected_operator
 
 
-def rsub_operator(x: Any, other: Any) -> Any:
+def rsub_operator(x: Tensor, other: Any) -> Any:
     """``other − x``: ``SubBackward0`` for a Tensor or an array, ``RsubBackward1`` for a number."""
     o = x._operand(other)
     if o is NotImplemented:
@@ -277,7 +280,7 @@ def rsub_operator(x: Any, other: Any) -> Any:
     return Rsub.apply(x._float_for(o), c=o)
 
 
-def pow_operator(x: Any, other: Any) -> Any:
+def pow_operator(x: Tensor, other: Any) -> Any:
     """``x ** other``: ``PowBackward0`` for a number exponent, ``PowBackward1`` for a Tensor or an array."""
     o = x._operand(other)
     if o is NotImplemented:
@@ -287,7 +290,7 @@ def pow_operator(x: Any, other: Any) -> Any:
     return Pow.apply(x._float_for(o), exponent=o)
 
 
-def rpow_operator(x: Any, other: Any) -> Any:
+def rpow_operator(x: Tensor, other: Any) -> Any:
     """``other ** x``: ``PowBackward2`` for a number base, ``PowBackward1`` for a Tensor or an array."""
     o = x._operand(other)
     if o is NotImplemented:
@@ -301,7 +304,7 @@ def comparison(op: str, swap: bool = False) -> Operator:
     """``x (op) other`` elementwise as a bool Tensor, no graph (as PyTorch); ``op`` is ``gt``, ``eq``, ``ne``
     or ``ge``, and ``swap`` flips the sides (``x < y`` is ``y > x``)."""
 
-    def compare(x: Any, other: Any) -> Any:
+    def compare(x: Tensor, other: Any) -> Any:
         o = x._operand(other)
         if o is NotImplemented:
             return NotImplemented
@@ -320,7 +323,7 @@ def comparison(op: str, swap: bool = False) -> Operator:
 
 
 # -- in place ------------------------------------------------------------------------------------------
-def in_place(x: Any, fn: type[TensorFunction], other: Any, fast: str | None, alpha: float = 1.0) -> Any:
+def in_place(x: Tensor, fn: type[TensorFunction], other: Any, fast: str | None, alpha: float = 1.0) -> Tensor:
     """``x (op)= alpha · other``: under ``no_grad`` straight into the array by the backend, with no
     temporary Tensor (how optimizers update), otherwise through the core's in-place machinery
     (history rebased, version bumped)."""
@@ -339,36 +342,38 @@ def in_place(x: Any, fn: type[TensorFunction], other: Any, fast: str | None, alp
             x._bump_version()
             return x
     x._check_view_in_place()
-    return x._in_place(fn, o if alpha == 1.0 else o * alpha)
+    x._in_place(fn, o if alpha == 1.0 else o * alpha)
+    return x
 
 
-def add_(x: Any, other: Any, alpha: float = 1.0) -> Any:
+def add_(x: Tensor, other: Any, alpha: float = 1.0) -> Tensor:
     """``x += alpha · other`` in place (PyTorch's ``add_(other, alpha=…)``)."""
     return in_place(x, Add, other, "add", alpha)
 
 
-def sub_(x: Any, other: Any, alpha: float = 1.0) -> Any:
+def sub_(x: Tensor, other: Any, alpha: float = 1.0) -> Tensor:
     """``x −= alpha · other`` in place."""
     return in_place(x, Sub, other, "sub", alpha)
 
 
-def mul_(x: Any, other: Any) -> Any:
+def mul_(x: Tensor, other: Any) -> Tensor:
     """``x *= other`` in place."""
     return in_place(x, Mul, other, "mul")
 
 
-def div_(x: Any, other: Any) -> Any:
+def div_(x: Tensor, other: Any) -> Tensor:
     """``x /= other`` in place."""
     return in_place(x, Div, other, None)
 
 
-def zero_(x: Any) -> Any:
+def zero_(x: Tensor) -> Tensor:
     """Every element set to 0, in place."""
     x._check_view_in_place()
-    return x._in_place(Zero)
+    x._in_place(Zero)
+    return x
 
 
-def fill_(x: Any, value: float) -> Any:
+def fill_(x: Tensor, value: float) -> Tensor:
     """Every element set to ``value``, in place (under no_grad, or on a Tensor outside the graph)."""
     x._check_view_in_place()
     zero_(x)

@@ -4,11 +4,14 @@ The gradient flows back cast to the input's dtype, or moved back to its device.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..backends import check_device, get_backend
 from .compute import TensorFunction, backend, is_tensor
 from .storage import backend_for, check_tensor_dtype, is_device
+
+if TYPE_CHECKING:
+    from .tensor import Tensor
 
 
 class ToCopy(TensorFunction):
@@ -48,7 +51,7 @@ class ToDevice(TensorFunction):
         return get_backend(ctx.source).from_host(be.to_host(grad), be.dtype(grad))
 
 
-def to(x: Any, *args: Any, dtype: Any = None, device: Any = None) -> Any:
+def to(x: Tensor, *args: Any, dtype: Any = None, device: Any = None) -> Tensor:
     """``to(dtype)``, ``to(device)``, or both: a differentiable copy (``ToCopyBackward0``);
     ``x`` itself when nothing changes, as PyTorch."""
     for a in args:

@@ -9,7 +9,7 @@ is given.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -17,6 +17,9 @@ from ..backends import array_types
 from ..backends.base import is_basic_index
 from .compute import TensorFunction, backend, is_tensor, mask_mul, renamed, shape_of, sum_to
 from .storage import FLOATS, INTEGERS, cross_device, storage_dtype
+
+if TYPE_CHECKING:
+    from .tensor import Tensor
 
 _array_types = array_types()
 
@@ -127,7 +130,7 @@ def _last_writes(be: Any, shape: tuple[int, ...], index: Any) -> Any:
 
 
 # -- the methods ---------------------------------------------------------------------------------------
-def getitem(x: Any, index: Any) -> Any:
+def getitem(x: Tensor, index: Any) -> Tensor:
     """``x[i]`` (``SelectBackward0``), ``x[a:b]`` (``SliceBackward0``), ``x[None]``
     (``UnsqueezeBackward0``), index arrays or masks (``IndexBackward0``)."""
     index = _arrays_in(x, index)
@@ -137,7 +140,7 @@ def getitem(x: Any, index: Any) -> Any:
     return x._view(fn, index=index)  # basic indexing: a view of x
 
 
-def setitem(x: Any, index: Any, value: Any) -> None:
+def setitem(x: Tensor, index: Any, value: Any) -> None:
     """``x[index] = value`` in place (``CopySlices``), as PyTorch."""
     index = _arrays_in(x, index)
     if isinstance(value, type(x)):
@@ -150,7 +153,7 @@ def setitem(x: Any, index: Any, value: Any) -> None:
     x._in_place(SetItem, value, index)
 
 
-def _arrays_in(x: Any, index: Any) -> Any:
+def _arrays_in(x: Tensor, index: Any) -> Any:
     """``index`` with Tensors and lists turned into backend arrays."""
     parts = index if isinstance(index, tuple) else (index,)
     out = []

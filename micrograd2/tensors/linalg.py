@@ -5,11 +5,14 @@ operands' dimensions, and the ``@`` operators ``Tensor`` is given.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .compute import TensorFunction, backend, is_tensor, matrix_product, mul, reshape, shape_of, sum_to, t
 from .shapes import SqueezeDims, Unsqueeze
 from .storage import cross_device
+
+if TYPE_CHECKING:
+    from .tensor import Tensor
 
 
 def _layouts(be: Any, a: Any, b: Any) -> tuple[bool, bool]:
@@ -131,7 +134,7 @@ class Dot(TensorFunction):
 
 
 # -- the methods ---------------------------------------------------------------------------------------
-def matmul(a: Any, b: Any) -> Any:
+def matmul(a: Tensor, b: Tensor) -> Tensor:
     """``a @ b`` with PyTorch's nodes: ``MmBackward0`` (2-D @ 2-D), ``MvBackward0`` (2-D @ 1-D),
     ``DotBackward0`` (1-D @ 1-D), and 1-D @ 2-D as unsqueeze → mm → squeeze."""
     if a._backend is not b._backend:
@@ -162,7 +165,7 @@ def matmul(a: Any, b: Any) -> Any:
     return Mm.apply(row, b)._view(SqueezeDims, shape=(b.shape[1],))
 
 
-def _matrix_operand(x: Any, other: Any) -> Any:
+def _matrix_operand(x: Tensor, other: Any) -> Any:
     """``other`` as a Tensor next to ``x`` for ``@`` (lists and arrays become Tensors of x's dtype)."""
     o = other if isinstance(other, type(x)) else x._operand(other)
     if o is NotImplemented or isinstance(o, type(x)):
@@ -170,13 +173,13 @@ def _matrix_operand(x: Any, other: Any) -> Any:
     return type(x)(o, dtype=x.dtype, device=x.device)
 
 
-def matmul_operator(x: Any, other: Any) -> Any:
+def matmul_operator(x: Tensor, other: Any) -> Any:
     """``x @ other``."""
     o = _matrix_operand(x, other)
     return NotImplemented if o is NotImplemented else matmul(x, o)
 
 
-def rmatmul_operator(x: Any, other: Any) -> Any:
+def rmatmul_operator(x: Tensor, other: Any) -> Any:
     """``other @ x`` (``other`` not a Tensor)."""
     o = _matrix_operand(x, other)
     return NotImplemented if o is NotImplemented else matmul(o, x)

@@ -8,9 +8,12 @@ and pick the Function.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .compute import TensorFunction, backend, data_of, div, expand, kept_shape, mask_mul, normalize_dims, reshape
+
+if TYPE_CHECKING:
+    from .tensor import Tensor
 
 
 class Sum(TensorFunction):
@@ -196,7 +199,7 @@ def _dim_alias(dim: Any, keepdim: bool, axis: Any, keepdims: Any) -> tuple[Any, 
     return dim, bool(keepdim)
 
 
-def _check_not_empty(x: Any, name: str) -> None:
+def _check_not_empty(x: Tensor, name: str) -> None:
     if x.numel() == 0:
         raise RuntimeError(
             f"{name}(): Expected reduction dim to be specified for input.numel() == 0.\n"
@@ -204,7 +207,7 @@ def _check_not_empty(x: Any, name: str) -> None:
         )
 
 
-def sum_of(x: Any, dim: Any = None, keepdim: bool = False, *, axis: Any = None, keepdims: Any = None) -> Any:
+def sum_of(x: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = None, keepdims: Any = None) -> Tensor:
     """Σ over all elements (``SumBackward0``) or over ``dim`` (``SumBackward1``); ``axis``/``keepdims``
     are accepted as aliases."""
     dim, keepdim = _dim_alias(dim, keepdim, axis, keepdims)
@@ -214,7 +217,7 @@ def sum_of(x: Any, dim: Any = None, keepdim: bool = False, *, axis: Any = None, 
     return SumDim.apply(x, dim=normalize_dims(dim, x.ndim), keepdim=keepdim)
 
 
-def mean_of(x: Any, dim: Any = None, keepdim: bool = False, *, axis: Any = None, keepdims: Any = None) -> Any:
+def mean_of(x: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = None, keepdims: Any = None) -> Tensor:
     """The mean of all elements (``MeanBackward0``) or over ``dim`` (``MeanBackward1``)."""
     dim, keepdim = _dim_alias(dim, keepdim, axis, keepdims)
     x = x._as_float()
@@ -223,7 +226,7 @@ def mean_of(x: Any, dim: Any = None, keepdim: bool = False, *, axis: Any = None,
     return MeanDim.apply(x, dim=normalize_dims(dim, x.ndim), keepdim=keepdim)
 
 
-def max_of(x: Any, dim: Any = None, keepdim: bool = False, *, axis: Any = None, keepdims: Any = None) -> Any:
+def max_of(x: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = None, keepdims: Any = None) -> Any:
     """``max()``: the largest element (a Tensor, ``MaxBackward1``); ``max(dim)``: a ``(values, indices)``
     pair along ``dim`` (``MaxBackward0``; indices an int64 Tensor), as PyTorch."""
     dim, keepdim = _dim_alias(dim, keepdim, axis, keepdims)
@@ -236,7 +239,7 @@ def max_of(x: Any, dim: Any = None, keepdim: bool = False, *, axis: Any = None, 
     return MaxResult(*MaxDim.apply(x, dim=d, keepdim=keepdim))
 
 
-def amax_of(x: Any, dim: Any = (), keepdim: bool = False, *, axis: Any = None, keepdims: Any = None) -> Any:
+def amax_of(x: Tensor, dim: Any = (), keepdim: bool = False, *, axis: Any = None, keepdims: Any = None) -> Tensor:
     """The largest element over ``dim`` (all dims by default); ties share the gradient."""
     dim, keepdim = _dim_alias(dim, keepdim, axis, keepdims)
     _check_not_empty(x, "amax")
@@ -244,7 +247,7 @@ def amax_of(x: Any, dim: Any = (), keepdim: bool = False, *, axis: Any = None, k
     return Amax.apply(x, dim=dims, keepdim=keepdim)
 
 
-def argmax_of(x: Any, dim: int | None = None, keepdim: bool = False) -> Any:
+def argmax_of(x: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     """The index of the largest element (over the flattened Tensor, or along ``dim``): int64, no graph."""
     be = x._backend
     if dim is None:
@@ -255,14 +258,14 @@ def argmax_of(x: Any, dim: int | None = None, keepdim: bool = False) -> Any:
     return x._wrap(out, "int64", None)
 
 
-def any_of(x: Any) -> Any:
+def any_of(x: Tensor) -> Tensor:
     """Is any element non-zero?  A bool Tensor (no graph)."""
     be = x._backend
     nonzero = be.binary("eq", be.binary("eq", x.data, 0), False)
     return x._wrap(be.binary("gt", be.sum(be.astype(nonzero, "int64")), 0), "bool", None)
 
 
-def all_of(x: Any) -> Any:
+def all_of(x: Tensor) -> Tensor:
     """Is every element non-zero?  A bool Tensor (no graph)."""
     be = x._backend
     zeros = be.sum(be.astype(be.binary("eq", x.data, 0), "int64"))

@@ -9,10 +9,13 @@ arguments and pick the Function.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import compute
 from .compute import TensorFunction, backend, normalize_dims, renamed
+
+if TYPE_CHECKING:
+    from .tensor import Tensor
 
 
 class View(TensorFunction):
@@ -128,17 +131,17 @@ def _infer_shape(shape: tuple[int, ...], numel: int) -> tuple[int, ...]:
     return shape
 
 
-def reshape(x: Any, *shape: Any) -> Any:
+def reshape(x: Tensor, *shape: Any) -> Tensor:
     """The same elements in a new shape (one ``-1`` is inferred): ``ViewBackward0``."""
     return x._view(View, shape=_infer_shape(shape_arg(shape), x.numel()))
 
 
-def flatten(x: Any) -> Any:
+def flatten(x: Tensor) -> Tensor:
     """The elements as a 1-D Tensor."""
     return reshape(x, -1)
 
 
-def unsqueeze(x: Any, dim: int) -> Any:
+def unsqueeze(x: Tensor, dim: int) -> Tensor:
     """A new axis of size 1 at ``dim`` (``UnsqueezeBackward0``)."""
     d = dim % (x.ndim + 1) if -(x.ndim + 1) <= dim <= x.ndim else None
     if d is None:
@@ -147,7 +150,7 @@ def unsqueeze(x: Any, dim: int) -> Any:
     return x._view(Unsqueeze, shape=s[:d] + (1,) + s[d:])
 
 
-def squeeze(x: Any, dim: Any = None) -> Any:
+def squeeze(x: Tensor, dim: Any = None) -> Tensor:
     """Axes of size 1 removed: all of them, or those among ``dim``."""
     s = x.shape
     if dim is None:
@@ -157,7 +160,7 @@ def squeeze(x: Any, dim: Any = None) -> Any:
     return x._view(fn, shape=tuple(n for i, n in enumerate(s) if not (i in dims and n == 1)))
 
 
-def expand(x: Any, *shape: Any) -> Any:
+def expand(x: Tensor, *shape: Any) -> Tensor:
     """Broadcast to a bigger shape (``-1`` keeps a size): ``ExpandBackward0``."""
     new = shape_arg(shape)
     lead = len(new) - x.ndim
@@ -165,7 +168,7 @@ def expand(x: Any, *shape: Any) -> Any:
     return x._view(Expand, shape=full)
 
 
-def sum_to_size(x: Any, *size: Any) -> Any:
+def sum_to_size(x: Tensor, *size: Any) -> Tensor:
     """Sum down to ``size`` (the reverse of broadcasting, as PyTorch's ``sum_to_size``)."""
     target = tuple(shape_arg(size))
     if x.shape == target:
@@ -176,7 +179,7 @@ def sum_to_size(x: Any, *size: Any) -> Any:
     return out.reshape(target) if out.shape != target else out
 
 
-def permute(x: Any, *axes: Any) -> Any:
+def permute(x: Tensor, *axes: Any) -> Tensor:
     """The axes in the order ``axes`` (``PermuteBackward0``)."""
     order = tuple(shape_arg(axes))
     if sorted(a % max(x.ndim, 1) for a in order) != list(range(x.ndim)):
@@ -188,12 +191,12 @@ def permute(x: Any, *axes: Any) -> Any:
     return x._view(Permute, axes=tuple(a % x.ndim for a in order))
 
 
-def reversed_axes(x: Any) -> Any:
+def reversed_axes(x: Tensor) -> Tensor:
     """``x.T``: the axes reversed (``PermuteBackward0``, as PyTorch's ``.T``)."""
     return x._view(Permute, axes=tuple(reversed(range(x.ndim))))
 
 
-def t(x: Any) -> Any:
+def t(x: Tensor) -> Tensor:
     """The transpose of a matrix (``TBackward0``); a 0-d or 1-D Tensor is returned as it is."""
     if x.ndim > 2:
         raise RuntimeError(
@@ -203,7 +206,7 @@ def t(x: Any) -> Any:
     return x._view(T)
 
 
-def transpose(x: Any, dim0: int, dim1: int) -> Any:
+def transpose(x: Tensor, dim0: int, dim1: int) -> Tensor:
     """Swap two axes (``TransposeBackward0``)."""
     (a,), (b,) = normalize_dims(dim0, x.ndim), normalize_dims(dim1, x.ndim)
     order = list(range(x.ndim))

@@ -5,16 +5,19 @@ derivative, computed from what forward kept (often its own output).
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from .compute import TensorFunction, backend, binary, data_of, div, is_tensor, mask_mul, mul, sub
+
+if TYPE_CHECKING:
+    from .tensor import Tensor
 
 
 def on_floats(fn: type[TensorFunction]) -> Callable[[Any], Any]:
     """The method ``x.exp()`` for the one-input ``fn``: an integer Tensor is made float32 first."""
     one_input = fn._apply1
 
-    def method(x: Any) -> Any:
+    def method(x: Tensor) -> Tensor:
         return one_input(x._as_float())
 
     method.__qualname__ = f"on_floats({fn.__name__})"
