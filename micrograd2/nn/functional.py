@@ -11,9 +11,10 @@ with-logits form.
 """
 from __future__ import annotations
 
+import functools
 import math
 import sys
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence, TypeVar
 
 from ..amp import autocast_float32, refuse_under_autocast
 from ..autograd import function
@@ -37,6 +38,21 @@ def _tensor_version(name: str, x: Any) -> Any:
     return getattr(functional, name)
 
 
+L = TypeVar("L", bound=Callable[..., Any])
+
+
+def _either_engine(loss: L) -> L:
+    """``loss`` as written for Values; given a Tensor (its first argument), the function of the same name
+    in ``micrograd2.tensors.functional`` instead: the one place where the two engines part."""
+
+    @functools.wraps(loss)
+    def on_either(first: Any, *args: Any, **kwargs: Any) -> Any:
+        tensor_fn = _tensor_version(loss.__name__, first)
+        return (tensor_fn or loss)(first, *args, **kwargs)
+
+    return on_either  # type: ignore[return-value]
+
+
 def _float32(*inputs: Any) -> tuple[Any, ...]:
     return autocast_float32(*inputs) if function.autocast_policy is not None else inputs
 
@@ -52,21 +68,17 @@ def _pairs(pred: Any, target: Any, name: str) -> tuple[Sequence[Any], Sequence[A
     return pred, target
 
 
+@_either_engine
 def mse_loss(pred: Any, target: Any) -> Any:
     """Mean of (pred − target)²."""
-    tensor_fn = _tensor_version("mse_loss", pred)
-    if tensor_fn is not None:
-        return tensor_fn(pred, target)
     pred, target = _float32(pred, target)
     ps, ts = _pairs(pred, target, "mse_loss")
     return sum((p - t) ** 2 for p, t in zip(ps, ts)) / len(ps)
 
 
+@_either_engine
 def hinge_loss(scores: Any, labels: Any) -> Any:
     """micrograd's max-margin loss: mean of relu(1 − yᵢ·scoreᵢ), labels ±1."""
-    tensor_fn = _tensor_version("hinge_loss", scores)
-    if tensor_fn is not None:
-        return tensor_fn(scores, labels)
     scores, labels = _float32(scores, labels)
     ss, ys = _pairs(scores, labels, "hinge_loss")
     return sum((1 - y * s).relu() for s, y in zip(ss, ys)) / len(ss)
@@ -78,10 +90,10 @@ def binary_cross_entropy(prob: Any, target: Any) -> Any:
     As PyTorch, each log is clamped to be ≥ −100, so p = 0 or 1 gives a finite loss.
     Under autocast it raises ``RuntimeError`` ("unsafe to autocast"), as PyTorch's does.
     """
+    refuse_under_autocast("binary_cross_entropy", UNSAFE_BCE_WHAT_TO_DO)  # on either engine
     tensor_fn = _tensor_version("binary_cross_entropy", prob)
     if tensor_fn is not None:
         return tensor_fn(prob, target)
-    refuse_under_autocast("binary_cross_entropy", UNSAFE_BCE_WHAT_TO_DO)
     ps, ts = _pairs(prob, target, "binary_cross_entropy")
     terms = (-(t * _clamped_log(p) + (1 - t) * _clamped_log(1 - p)) for p, t in zip(ps, ts))
     return sum(terms) / len(ps)
@@ -99,6 +111,7 @@ def _clamped_log(p: Any) -> Any:
     return out if out.data >= -100.0 else Value(-100.0, dtype=out.dtype)
 
 
+@_either_engine
 def binary_cross_entropy_with_logits(logits: Any, target: Any) -> Any:
     """``binary_cross_entropy(sigmoid(x), y)`` from the logits x, computed stably as PyTorch's.
 
@@ -107,9 +120,6 @@ def binary_cross_entropy_with_logits(logits: Any, target: Any) -> Any:
     overflows and no log sees 0, for any finite logit.  Its gradient is (σ(x) − y) / n.
     On autocast's float32 list (safe to autocast, unlike ``binary_cross_entropy``).
     """
-    tensor_fn = _tensor_version("binary_cross_entropy_with_logits", logits)
-    if tensor_fn is not None:
-        return tensor_fn(logits, target)
     logits, target = _float32(logits, target)
     xs, ts = _pairs(logits, target, "binary_cross_entropy_with_logits")
     return sum(_logit_term(x, t) for x, t in zip(xs, ts)) / len(xs)
@@ -122,14 +132,12 @@ def _logit_term(x: Any, t: Any) -> Any:
     return (1 - t) * x + m + ((-x - m).exp() + math.exp(-m)).log()
 
 
+@_either_engine
 def log_softmax(logits: Any, dim: int = -1) -> Any:
     """zᵢ − log Σⱼ exp zⱼ for one sample's logits (a sequence of Values); Tensors: along ``dim``.
 
     Computed stably: the largest logit is subtracted first (a constant, so no gradient changes).
     """
-    tensor_fn = _tensor_version("log_softmax", logits)
-    if tensor_fn is not None:
-        return tensor_fn(logits, dim)
     (zs,) = _float32(list(logits))
     lse = _logsumexp(zs)
     return [z - lse for z in zs]
@@ -142,6 +150,7 @@ def _logsumexp(zs: Sequence[Any]) -> Any:
     return sum((z - m).exp() for z in zs).log() + m
 
 
+@_either_engine
 def cross_entropy(logits: Any, targets: Any) -> Any:
     """Mean over samples of −log softmax(z)[target] = log Σⱼ exp zⱼ − z_target.
 
@@ -149,9 +158,6 @@ def cross_entropy(logits: Any, targets: Any) -> Any:
     or a sequence of such sequences with a sequence of ints.  Tensors: PyTorch's
     ``cross_entropy(logits, targets)`` with class indices, mean reduction.
     """
-    tensor_fn = _tensor_version("cross_entropy", logits)
-    if tensor_fn is not None:
-        return tensor_fn(logits, targets)
     if len(logits) and not hasattr(logits[0], "__len__"):
         logits, targets = [logits], [targets]
     if len(logits) != len(targets):

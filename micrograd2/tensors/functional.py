@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..amp import refuse_under_autocast
 from ..autograd import function
 from .creation import tensor
 from .linalg import Addmm
@@ -52,16 +51,10 @@ def hinge_loss(scores: Tensor, labels: Any) -> Tensor:
 def binary_cross_entropy(prob: Tensor, target: Any) -> Tensor:
     """−mean[y·log p + (1 − y)·log(1 − p)], logs clamped at −100 (``BinaryCrossEntropyBackward0``).
 
-    Under autocast it raises ``RuntimeError`` ("unsafe to autocast"), as PyTorch's does.
+    (``mg.nn.functional.binary_cross_entropy`` refuses to run under autocast, as PyTorch's, before it
+    hands Tensors over to this.)
     """
-    refuse_under_autocast("binary_cross_entropy", UNSAFE_BCE_WHAT_TO_DO)
     return BinaryCrossEntropy.apply(prob, _like(target, prob))  # type: ignore[no-any-return]
-
-
-UNSAFE_BCE_WHAT_TO_DO = (
-    "drop the sigmoid before the loss and call binary_cross_entropy_with_logits(logits, target), "
-    "which is safe to autocast; or compute this loss outside the autocast block."
-)
 
 
 def binary_cross_entropy_with_logits(logits: Tensor, target: Any) -> Tensor:

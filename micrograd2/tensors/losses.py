@@ -8,6 +8,7 @@ behind PyTorch's names (``cross_entropy`` is ``nll_loss(log_softmax(z))``).
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from .compute import (
     TensorFunction,
@@ -102,6 +103,13 @@ class MseLoss(TensorFunction):
         return (sum_to(g, sp) if need_p else None), (sum_to(neg(g), st) if need_t else None)
 
 
+def _clamped_logs(be: Any, p: Any) -> tuple[Any, Any]:
+    """log p and log(1 − p), each clamped at −100 as PyTorch's binary cross-entropy does."""
+    log_p = be.binary("maximum", be.unary("log", p), -100.0)
+    log_q = be.binary("maximum", be.unary("log", be.binary("sub", 1.0, p)), -100.0)
+    return log_p, log_q
+
+
 class BinaryCrossEntropy(TensorFunction):
     """−mean[y·log p + (1 − y)·log(1 − p)], each log clamped at −100 (as PyTorch).
     ∂/∂p = (p − y) / max(p(1 − p), 1e−12) / n, ∂/∂y = (log(1 − p) − log p) / n."""
@@ -114,8 +122,7 @@ class BinaryCrossEntropy(TensorFunction):
     def forward(ctx, p, y):
         be = backend(p, y)
         ctx.save_for_backward(p, y)
-        log_p = be.binary("maximum", be.unary("log", p), -100.0)
-        log_q = be.binary("maximum", be.unary("log", be.binary("sub", 1.0, p)), -100.0)
+        log_p, log_q = _clamped_logs(be, p)
         terms = be.binary("add", be.binary("mul", y, log_p),
                           be.binary("mul", be.binary("sub", 1.0, y), log_q))
         ctx.n = math.prod(be.shape(terms))
@@ -138,8 +145,7 @@ class BinaryCrossEntropy(TensorFunction):
             if is_tensor(p):
                 grad_y = mul(scale, sub(log(sub(1.0, p)), log(p)))
             else:
-                log_p = be.binary("maximum", be.unary("log", pd), -100.0)
-                log_q = be.binary("maximum", be.unary("log", be.binary("sub", 1.0, pd)), -100.0)
+                log_p, log_q = _clamped_logs(be, pd)
                 grad_y = mul(scale, be.binary("sub", log_q, log_p))
         return grad_p, grad_y
 
