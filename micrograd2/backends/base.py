@@ -19,6 +19,7 @@ from typing import Any, Sequence
 
 Array = Any
 Axis = "int | tuple[int, ...] | None"
+Shape = tuple[int, ...]
 
 BINARY_OPS = ("add", "sub", "mul", "div", "pow", "maximum", "gt", "eq")
 UNARY_OPS = ("neg", "exp", "log", "tanh", "sqrt", "abs", "relu", "sigmoid", "sign")

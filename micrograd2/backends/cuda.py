@@ -1,6 +1,7 @@
 """The ``"cuda"`` backend: micrograd2's own kernels (``kernels.cu``) over pycuda ``GPUArray``\\ s.
 
-Two layers, so that the logic can be tested on a machine without a GPU:
+Two layers, so that the logic can be tested on a machine without a GPU (the device layer is
+``cuda_device.py``; the index arithmetic both use, ``cuda_layout.py``):
 
 * :class:`CudaBackend` implements :class:`~micrograd2.backends.base.ArrayBackend`: dtypes, broadcasting,
   reductions, indexing, and which kernel to launch with which arguments.  It never touches pycuda.
@@ -16,13 +17,10 @@ called, and the CUDA context is created then (never ``import pycuda.autoinit``).
 
 from __future__ import annotations
 
-import atexit
-import contextlib
-import functools
 import importlib.util
 import math
-from collections.abc import Callable, Iterator, Sequence
-from typing import Any, Protocol, TypeVar, cast
+from collections.abc import Sequence
+from typing import Any
 
 try:  # a dependency of micrograd2; but cuda_status() must still run, and say so, without it
     import numpy as np
@@ -30,16 +28,33 @@ except ModuleNotFoundError:  # pragma: no cover
     np = None  # type: ignore[assignment]
 
 from micrograd2.backends import kernel_source
-from micrograd2.backends.base import Array, ArrayBackend
+from micrograd2.backends.base import Array, ArrayBackend, Shape
+from micrograd2.backends.cuda_device import (
+    Device,
+    PycudaDevice,
+    _cuda_errors,
+    _pycuda_errors_as_runtime_errors,
+)
+from micrograd2.backends.cuda_layout import (
+    FLOATS,
+    _broadcast_strides,
+    _coalesce,
+    _compute_dtype,
+    _contiguous_strides,
+    _flat_positions,
+    _is_number,
+    _normalize_axes,
+    _normalize_axis,
+    _op_code,
+    _resolve_shape,
+    _runs,
+)
 
 INSTALL_HINT = "pip install -e '.[cuda]' in the micrograd2 folder, on a machine with the CUDA toolkit"
-FLOATS = ("float32", "float64")
 STORED = (*FLOATS, "int64", "bool")
 _CAST_TAGS = {"float32": "f32", "float64": "f64", "int64": "i64", "bool": "bool"}
 _LAYOUT_CACHE_SIZE = 4096
 
-Shape = tuple[int, ...]
-F = TypeVar("F", bound=Callable[..., Any])
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -102,278 +117,6 @@ def get_cuda_backend() -> CudaBackend:
         with _pycuda_errors_as_runtime_errors():
             _backend = CudaBackend()
     return _backend
-
-
-# ---------------------------------------------------------------------------------------------------
-# pycuda's exceptions -> Python RuntimeError
-# ---------------------------------------------------------------------------------------------------
-
-_HINTS = {
-    "CompileError": "nvcc could not compile micrograd2's kernels: is nvcc on PATH, and does it know the GPU?",
-    "MemoryError": "out of GPU memory: use smaller batches, drop unused arrays, or call empty_cache()",
-    "LaunchError": "a kernel failed (often an out-of-bounds access) and the CUDA context is lost: restart",
-    "LogicError": "pycuda was used wrongly (no current CUDA context, or an array from another context)",
-}
-
-
-def _translate(error: BaseException) -> RuntimeError | None:
-    """A one-line Python ``RuntimeError`` for one of pycuda's exceptions; ``None`` for anything else."""
-    kind = type(error)
-    if not kind.__module__.startswith("pycuda"):
-        return None
-    first_line = (str(error).strip().splitlines() or [kind.__name__])[0]
-    hint = _HINTS.get(kind.__name__, "the CUDA driver reported an error")
-    return RuntimeError(f"CUDA error ({kind.__name__}): {first_line} -- {hint}")
-
-
-@contextlib.contextmanager
-def _pycuda_errors_as_runtime_errors() -> Iterator[None]:
-    """Re-raise pycuda's exceptions, inside the ``with`` block, as Python ``RuntimeError`` with a hint."""
-    try:
-        yield
-    except Exception as error:
-        translated = _translate(error)
-        if translated is None:
-            raise
-        raise translated from error
-
-
-def _cuda_errors(method: F) -> F:
-    """Decorator: the method's pycuda exceptions become Python ``RuntimeError`` with a hint."""
-
-    @functools.wraps(method)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        with _pycuda_errors_as_runtime_errors():
-            return method(*args, **kwargs)
-
-    return cast(F, wrapper)
-
-
-# ---------------------------------------------------------------------------------------------------
-# Devices: memory, transfers, launches
-# ---------------------------------------------------------------------------------------------------
-
-
-class Device(Protocol):
-    """What :class:`CudaBackend` needs from a machine.  Arrays are C-contiguous."""
-
-    array_type: type  #: the device's array class (index arrays of this class are copied to the host)
-    block_threads: int  #: threads per block: a power of two <= BLOCK_THREADS of kernels.cu
-    max_blocks: int  #: the most blocks a grid-stride kernel is launched with
-    defines: dict[str, int]  #: the integer #defines the kernels were compiled with (matmul tiles)
-
-    def empty(self, shape: Shape, dtype: str) -> Array: ...
-
-    def upload(self, host: Any) -> Array: ...
-
-    def download(self, x: Array) -> Any: ...
-
-    def view(self, x: Array, shape: Shape) -> Array: ...
-
-    def address(self, x: Array) -> int: ...  #: where ``x``'s first byte is (to tell views from copies)
-
-    def copy(self, dst: Array, src: Array) -> None: ...
-
-    def launch(
-        self, dtype: str, kernel: str, grid: tuple[int, int], block: int, args: Sequence[Any]
-    ) -> None: ...
-
-    def empty_cache(self) -> None: ...
-
-
-class PycudaDevice:
-    """The real GPU through pycuda: device 0's primary context (shared with PyTorch or CuPy in the same
-    process), a memory pool, and the kernels compiled per dtype on first use (pycuda also caches the
-    compiled code on disk)."""
-
-    block_threads = 256
-
-    def __init__(self) -> None:
-        import pycuda.driver as drv
-        from pycuda import gpuarray
-        from pycuda.tools import DeviceMemoryPool
-
-        drv.init()
-        self._context = drv.Device(0).retain_primary_context()
-        self._context.push()
-        atexit.register(self._close)
-        self._pool = DeviceMemoryPool()
-        self.array_type = gpuarray.GPUArray
-        sms = drv.Context.get_device().get_attribute(drv.device_attribute.MULTIPROCESSOR_COUNT)
-        self.max_blocks = 32 * sms
-        self.defines = kernel_source.defines()
-        self._modules: dict[str, Any] = {}
-        self._functions: dict[tuple[str, str], Any] = {}
-
-    def _close(self) -> None:
-        """At exit: stop caching memory and release the context, as ``pycuda.autoprimaryctx`` does."""
-        from pycuda.tools import clear_context_caches
-
-        self._pool.stop_holding()
-        self._context.pop()
-        clear_context_caches()
-
-    def empty(self, shape: Shape, dtype: str) -> Array:
-        from pycuda import gpuarray
-
-        return gpuarray.GPUArray(shape, np.dtype(dtype), allocator=self._pool.allocate)
-
-    def upload(self, host: Any) -> Array:
-        out = self.empty(host.shape, host.dtype.name)
-        if host.size:
-            out.set(np.asarray(host, order="C"))
-        return out
-
-    def download(self, x: Array) -> Any:
-        return x.get()
-
-    def view(self, x: Array, shape: Shape) -> Array:
-        from pycuda import gpuarray
-
-        if x.size == 0:
-            return self.empty(shape, x.dtype.name)
-        return gpuarray.GPUArray(shape, x.dtype, allocator=x.allocator, base=x, gpudata=x.gpudata)
-
-    def copy(self, dst: Array, src: Array) -> None:
-        import pycuda.driver as drv
-
-        if src.nbytes:
-            drv.memcpy_dtod(dst.gpudata, src.gpudata, src.nbytes)
-
-    def launch(self, dtype: str, kernel: str, grid: tuple[int, int], block: int, args: Sequence[Any]) -> None:
-        values = [self.address(a) if isinstance(a, self.array_type) else a for a in args]
-        self._function(dtype, kernel).prepared_call(grid, (block, 1, 1), *values)
-
-    @staticmethod
-    def address(x: Array) -> int:
-        """The device address of ``x``'s first element (0 for an empty array, which has no memory)."""
-        return int(x.gpudata) if x.size else 0
-
-    def _function(self, dtype: str, kernel: str) -> Any:
-        """Kernel ``kernel`` of the module compiled for ``dtype``, prepared with its argument format."""
-        key = (dtype, kernel)
-        if key not in self._functions:
-            if dtype not in self._modules:
-                from pycuda.compiler import SourceModule
-
-                self._modules[dtype] = SourceModule(kernel_source.render(dtype), no_extern_c=True)
-            function = self._modules[dtype].get_function(kernel)
-            self._functions[key] = function.prepare(kernel_source.arg_format(kernel, dtype))
-        return self._functions[key]
-
-    def empty_cache(self) -> None:
-        self._pool.free_held()
-
-
-# ---------------------------------------------------------------------------------------------------
-# Shapes, strides, layouts
-# ---------------------------------------------------------------------------------------------------
-
-
-def _contiguous_strides(shape: Shape) -> Shape:
-    """Element strides of a C-contiguous array."""
-    strides, step = [], 1
-    for n in reversed(shape):
-        strides.append(step)
-        step *= n
-    return tuple(reversed(strides))
-
-
-def _broadcast_strides(shape: Shape, out_shape: Shape) -> Shape:
-    """Strides that read a contiguous array of ``shape`` as ``out_shape`` (0 on broadcast axes)."""
-    lead = len(out_shape) - len(shape)
-    own = _contiguous_strides(shape)
-    return (0,) * lead + tuple(0 if n == 1 else s for n, s in zip(shape, own))
-
-
-def _coalesce(shape: Shape, strides: Sequence[Shape]) -> tuple[list[int], list[list[int]]]:
-    """Drop axes of size 1 and merge neighbours that every operand walks contiguously: fewer axes, so
-    fewer divisions per element (a same-shape elementwise op becomes 1-D)."""
-    dims: list[int] = []
-    merged: list[list[int]] = [[] for _ in strides]
-    for d, n in enumerate(shape):
-        if n == 1:
-            continue
-        if dims and all(m[-1] == s[d] * n for m, s in zip(merged, strides)):
-            dims[-1] *= n
-            for m, s in zip(merged, strides):
-                m[-1] = s[d]
-        else:
-            dims.append(n)
-            for m, s in zip(merged, strides):
-                m.append(s[d])
-    if not dims:
-        return [1], [[0] for _ in strides]
-    return dims, merged
-
-
-def _normalize_axes(axis: Any, ndim: int) -> tuple[int, ...]:
-    """``axis`` (None, int or tuple, negatives allowed) as sorted non-negative axes."""
-    if axis is None:
-        return tuple(range(ndim))
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
-    normalized = sorted({_normalize_axis(a, ndim) for a in axes})
-    if len(normalized) != len(axes):
-        raise ValueError(f"duplicate value in 'axis': {axis}")
-    return tuple(normalized)
-
-
-def _normalize_axis(axis: int, ndim: int) -> int:
-    """``axis`` in ``range(ndim)`` (negatives count from the end), or NumPy's error."""
-    if not -ndim <= axis < ndim:
-        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
-    return axis % ndim
-
-
-def _runs(axes: Sequence[int]) -> list[tuple[int, int]]:
-    """Sorted axes as runs of consecutive ones: ``(0, 1, 3)`` -> ``[(0, 2), (3, 4)]``."""
-    runs: list[tuple[int, int]] = []
-    for a in axes:
-        if runs and runs[-1][1] == a:
-            runs[-1] = (runs[-1][0], a + 1)
-        else:
-            runs.append((a, a + 1))
-    return runs
-
-
-def _resolve_shape(size: int, shape: Sequence[int] | int) -> Shape:
-    """``shape`` with its ``-1`` (if any) replaced so that it holds ``size`` elements, as NumPy does."""
-    dims = (int(shape),) if isinstance(shape, int) else tuple(int(n) for n in shape)
-    known = math.prod(n for n in dims if n != -1)
-    if dims.count(-1) == 1 and known and size % known == 0:
-        dims = tuple(size // known if n == -1 else n for n in dims)
-    if -1 in dims or math.prod(dims) != size:
-        raise ValueError(f"cannot reshape array of size {size} into shape {dims}")
-    return dims
-
-
-def _flat_positions(shape: Shape, index: Any) -> Any:
-    """The flat position (in a C-contiguous array of ``shape``) of each element that ``x[index]`` picks,
-    shaped as ``x[index]``.  NumPy does the indexing itself, on one zero-memory array per axis holding
-    that axis's coordinate, so every index NumPy accepts works, with NumPy's rules and errors."""
-    flat = np.broadcast_to(np.int64(0), shape)[index]
-    for axis, (n, stride) in enumerate(zip(shape, _contiguous_strides(shape))):
-        steps = [8 if d == axis else 0 for d in range(len(shape))]
-        coordinate = np.lib.stride_tricks.as_strided(np.arange(n, dtype=np.int64), shape, steps)
-        flat = flat + coordinate[index] * stride
-    return np.asarray(flat, dtype=np.int64, order="C")
-
-
-def _is_number(value: Any) -> bool:
-    """A Python or NumPy scalar (it stands for an operand of any shape)."""
-    return isinstance(value, (int, float, bool, np.number, np.bool_))
-
-
-def _op_code(codes: dict[str, int], op: str) -> int:
-    """The kernels' code for ``op``, or a ``ValueError`` listing the ops there are."""
-    if op not in codes:
-        raise ValueError(f"unknown op {op!r}: expected one of {', '.join(codes)}")
-    return codes[op]
-
-
-def _compute_dtype(dtype: str) -> str:
-    """The dtype the kernels run in for data of ``dtype``: itself if float, else float64."""
-    return dtype if dtype in FLOATS else "float64"
 
 
 # ---------------------------------------------------------------------------------------------------
