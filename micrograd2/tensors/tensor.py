@@ -77,19 +77,17 @@ class Tensor(Variable):
         self._version_counter = None
         self._base = self._view_steps = self._views = None
 
-    @property
-    def requires_grad(self) -> bool:
-        """Should operations on this Tensor be recorded?  Only float Tensors may require grad."""
-        return self._requires_grad
-
-    @requires_grad.setter
-    def requires_grad(self, flag: bool) -> None:
+    def _set_requires_grad(self, flag: bool) -> None:
+        """Variable's setter, after refusing integer and bool Tensors (only floats have gradients)."""
         if flag and self.dtype in INTEGERS:
             raise RuntimeError(
                 "Only Tensors of floating point and complex dtype can require gradients\n"
                 "What to do: make it a float Tensor first (.float())."
             )
         Variable.requires_grad.fset(self, flag)  # type: ignore[attr-defined]
+
+    requires_grad = property(Variable.requires_grad.fget, _set_requires_grad,  # type: ignore[assignment,attr-defined]
+                             doc=Variable.requires_grad.__doc__)
 
     # -- what the autograd core asks of an engine ---------------------------------------------
     @classmethod
