@@ -1,27 +1,56 @@
-"""Lesson 5 — a custom Function (the article's block 5): forward, backward, ctx, and checking it.
+# %% [markdown]
+# # Lesson 5: A custom Function
+#
+# Block 5: SquareAndDouble, its node, gradcheck passing, and a wrong backward caught.
+#
+# The article's block 5 writes its own op, forward and backward, as a `torch.autograd.Function`:
+#
+# ```python
+# import torch
+#
+# class SquareAndDouble(torch.autograd.Function):
+#     """Custom op: forward returns 2·x², backward grad = 4·x·g"""
+#     @staticmethod
+#     def forward(ctx, x):
+#         ctx.save_for_backward(x)
+#         return 2 * x * x
+#
+#     @staticmethod
+#     def backward(ctx, grad_output):
+#         (x,) = ctx.saved_tensors
+#         return grad_output * 4 * x
+#
+# x = torch.tensor([3.0], requires_grad=True)
+# y = SquareAndDouble.apply(x)   # 2*9 = 18
+# y.backward()
+# print("y =", y.item(), "| x.grad =", x.grad.item())   # 4*3 = 12
+# ```
+#
+# The block is right: 18 and 12. This lesson runs it on micrograd2 and on PyTorch (live, where it is
+# installed), then asks the question the article leaves out: how do you know your backward is right?
 
-Shows: ``SquareAndDouble`` runs unchanged on micrograd2 (``y = 18``, ``x.grad = 12``);
-its node is ``SquareAndDoubleBackward`` as in PyTorch; ``gradcheck`` accepts it; a
-wrong backward is caught by ``gradcheck`` (E12); and ``gradcheck`` wants float64.
-"""
-from __future__ import annotations
-
+# %%
 import re
+import warnings
 
 import micrograd2 as mg
+from micrograd2.lessons.tools import check, error_of, live, live_torch, raises, section, show_graph, summary
 
-try:
-    from ._kit import LessonResult, Story, main
-except ImportError:  # run as a script: python lessons/05_custom_function.py
-    from _kit import LessonResult, Story, main
+torch = live_torch()  # PyTorch when it is installed: the same experiments then run on it, live
+print("PyTorch:", torch.__version__ if torch else "not installed (checks use its recorded output)")
 
-NUMBER = 5
-TITLE = "A custom Function"
-GOAL = "Block 5: SquareAndDouble, its node, gradcheck passing, and a wrong backward caught (E12)."
+# %% [markdown]
+# In micrograd2 every op is written this way, the built-in ones too: `MulBackward0` is the node of a
+# Function called `Mul`. So the article's class runs with one change, the base class: `mg.Function` for
+# `torch.autograd.Function`. `forward` receives the input's number, `backward` the upstream gradient;
+# `ctx.save_for_backward` keeps x for backward.
 
-ARTICLE_BLOCK_5 = """
-class SquareAndDouble(torch.autograd.Function):
-    \"\"\"Custom op: forward returns 2·x², backward grad = 4·x·g\"\"\"
+# %%
+section("1. SquareAndDouble, as the article writes it")
+
+
+class SquareAndDouble(mg.Function):
+    """Custom op: forward returns 2·x², backward grad = 4·x·g"""
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
@@ -32,117 +61,143 @@ class SquareAndDouble(torch.autograd.Function):
         (x,) = ctx.saved_tensors
         return grad_output * 4 * x
 
-x = torch.tensor([3.0], requires_grad=True)
+
+x = mg.Value(3.0, requires_grad=True, label="x")
 y = SquareAndDouble.apply(x)   # 2*9 = 18
 y.backward()
-print("y =", y.item(), "| x.grad =", x.grad.item())   # 4*3 = 12
-"""
+print("y =", y.item(), "| x.grad =", x.grad)   # 4*3 = 12
+print("y.grad_fn:", y.grad_fn.name())
+
+# %% [markdown]
+# The narration shows the one thing autograd knows about this op: it calls your backward with the upstream
+# gradient and trusts what comes back. The article's block, on PyTorch:
+
+# %%
+if torch:
+    from torch.autograd import Function as TorchFunction
+
+    class TorchSquareAndDouble(TorchFunction):
+        """The article's SquareAndDouble, verbatim but for its name."""
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return 2 * x * x
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            (x,) = ctx.saved_tensors
+            return grad_output * 4 * x
+
+    t_x = torch.tensor([x.item()], requires_grad=True)
+    t_y = TorchSquareAndDouble.apply(t_x)
+    t_y.backward()
+    print("PyTorch: y =", t_y.item(), "| x.grad =", t_x.grad.item(), "|", t_y.grad_fn.name())
+
+# %%
+check("y = 2·x²", y, 2 * x.item() ** 2, pytorch=t_y if torch else "y = 18.0")
+check("x.grad = 4·x", x.grad, 4 * x.item(), pytorch=t_x.grad if torch else "x.grad = 12.0")
+check("the node's name: the class name + Backward", y.grad_fn.name(), "SquareAndDoubleBackward",
+      pytorch=live(t_y.grad_fn.name().replace("Torch", "")) if torch else "SquareAndDoubleBackward")
+
+# %% [markdown]
+# Nothing checks that 4·x·g is the derivative of 2·x², unless you ask.
+#
+# ## gradcheck: does backward agree with the function?
+#
+# `gradcheck` nudges each input by ±ε, measures the change of the output (a central difference) and compares
+# it with what backward returns. Use float64 inputs: the difference quotient needs the digits.
+
+# %%
+section("2. gradcheck: does backward agree with the function?")
+x = mg.Value(3.0, requires_grad=True, label="x")
+passed = mg.autograd.gradcheck(SquareAndDouble, (x,))
+print("gradcheck(SquareAndDouble):", passed)
+check("gradcheck(SquareAndDouble, float64)", passed, True,
+      pytorch=live(torch.autograd.gradcheck(TorchSquareAndDouble.apply,
+                                            (torch.tensor([3.0], dtype=torch.float64, requires_grad=True),)))
+      if torch else "True")
+
+# %% [markdown]
+# Now a backward with a mistake: x² has derivative 2x, this one returns 3x. It runs without complaint, and
+# the training would just be wrong:
+
+# %%
+class WrongSquare(mg.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return grad_output * 3 * x     # wrong: d(x²)/dx = 2x
 
 
-def run(out: Story) -> LessonResult:
-    out.lesson(NUMBER, TITLE, GOAL)
+x = mg.Value(1.0, requires_grad=True, label="x")
+y = WrongSquare.apply(x)
+y.backward()
+print("WrongSquare: y =", y.item(), "| x.grad =", x.grad, "(silently wrong)")
 
-    out.section("1. SquareAndDouble, as the article writes it")
-    out.article(ARTICLE_BLOCK_5, "block 5")
-    out.say("""
-        In micrograd2 every op is written this way — built-in ones too: MulBackward0 is the
-        node of a Function called Mul. So the article's class runs with one change, the base
-        class: mg.Function for torch.autograd.Function. forward receives the input's number,
-        backward the upstream gradient; ctx.save_for_backward keeps x for backward.
-    """)
-    ns = out.run('''
-        class SquareAndDouble(mg.Function):
-            """Custom op: forward returns 2·x², backward grad = 4·x·g"""
-            @staticmethod
-            def forward(ctx, x):
-                ctx.save_for_backward(x)
-                return 2 * x * x
+# %% [markdown]
+# gradcheck catches it. PyTorch's `gradcheck`, on the same class written for PyTorch, raises the same error:
 
-            @staticmethod
-            def backward(ctx, grad_output):
-                (x,) = ctx.saved_tensors
-                return grad_output * 4 * x
+# %%
+if torch:
+    class TorchWrongSquare(TorchFunction):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x
 
-        x = mg.Value(3.0, requires_grad=True, label="x")
-        y = SquareAndDouble.apply(x)   # 2*9 = 18
-        y.backward()
-        print("y =", y.item(), "| x.grad =", x.grad)   # 4*3 = 12
-        print("y.grad_fn:", y.grad_fn.name())
-    ''', main=True)
-    y, x = ns["y"], ns["x"]
-    out.check("y", y.item(), 18.0, torch="y = 18.0")
-    out.check("x.grad", x.grad, 12.0, torch="x.grad = 12.0")
-    out.check("y.grad_fn.name()", y.grad_fn.name(), "SquareAndDoubleBackward", torch="SquareAndDoubleBackward")
-    out.say("""
-        The narration shows the one thing autograd knows about this op: it calls your
-        backward with the upstream gradient and trusts what comes back. Nothing checks
-        that 4·x·g is the derivative of 2·x² — unless you ask.
-    """)
+        @staticmethod
+        def backward(ctx, grad_output):
+            (x,) = ctx.saved_tensors
+            return grad_output * 3 * x
 
-    out.section("2. gradcheck: does backward agree with the function?")
-    out.say("""
-        gradcheck nudges each input by ±ε, measures the change of the output (a central
-        difference) and compares it with what backward returns. Use float64 inputs: the
-        difference quotient needs the digits (lesson 2 showed float32 giving 1.967 for 2).
-    """)
-    ns = out.run("""
-        x = mg.Value(3.0, requires_grad=True, label="x")
-        passed = mg.autograd.gradcheck(SquareAndDouble, (x,))
-        print("gradcheck(SquareAndDouble):", passed)
-    """, ns)
-    out.check("gradcheck(SquareAndDouble, float64)", ns["passed"], True, torch="True")
-    out.say("""
-        Now a backward with a mistake: x² has derivative 2x, this one returns 3x. It runs
-        without complaint — the training would just be wrong. gradcheck catches it:
-    """)
-    ns = out.run('''
-        class WrongSquare(mg.Function):
-            @staticmethod
-            def forward(ctx, x):
-                ctx.save_for_backward(x)
-                return x * x
+    t_error = error_of(lambda: torch.autograd.gradcheck(
+        TorchWrongSquare.apply, (torch.tensor([1.0], dtype=torch.float64, requires_grad=True),)))
 
-            @staticmethod
-            def backward(ctx, grad_output):
-                (x,) = ctx.saved_tensors
-                return grad_output * 3 * x     # wrong: d(x²)/dx = 2x
+with raises("gradcheck(WrongSquare)", mg.autograd.GradcheckError,
+            "Jacobian mismatch for output 0 with respect to input 0",
+            pytorch=t_error if torch else "GradcheckError: Jacobian mismatch for output 0 with respect to input 0"):
+    mg.autograd.gradcheck(WrongSquare, (mg.Value(1.0, requires_grad=True, label="x"),))
 
-        x = mg.Value(1.0, requires_grad=True, label="x")
-        y = WrongSquare.apply(x)
-        y.backward()
-        print("WrongSquare: y =", y.item(), "| x.grad =", x.grad, "(silently wrong)")
-    ''', ns)
-    error = out.fails("""
-        mg.autograd.gradcheck(WrongSquare, (mg.Value(1.0, requires_grad=True, label="x"),))
-    """, ns, mg.autograd.GradcheckError, "Jacobian mismatch for output 0 with respect to input 0",
-                      what="gradcheck(WrongSquare)",
-                      torch="GradcheckError: Jacobian mismatch for output 0 with respect to input 0")
-    out.check("the numbers it names: [analytical, numerical]", _numbers(str(error or "")), [3.0, 2.0], rel=1e-6,
-              torch="numerical 2.0000 vs analytical 3.")
-    out.expect("GradcheckError is a RuntimeError", isinstance(error, RuntimeError), type(error).__name__,
-               torch="GradcheckError subclasses RuntimeError")
-    out.say("""
-        And the float64 advice is not a detail: the CORRECT x·x checked in float32 fails,
-        because the central difference itself is wrong there (PyTorch: numerical 1.9670
-        vs analytical 2, with a warning to use double precision).
-    """)
-    ns = out.run("""
-        x32 = mg.Value(1.0, requires_grad=True, dtype="float32")
-        passed32 = mg.autograd.gradcheck(lambda v: v * v, (x32,), raise_exception=False)
-        print("gradcheck(x·x, float32):", passed32)
-    """, ns)
-    out.check("gradcheck of a correct function in float32", ns["passed32"], False,
-              torch="fails: numerical 1.9670 vs analytical 2.")
-
-    out.diagram(ns["y"], view="autograd")
-    return out.done()
-
-
-def _numbers(message: str) -> list[float]:
-    """[analytical, numerical] as gradcheck's message gives them (empty if it doesn't)."""
+# %%
+def named_numbers(message):
+    """[analytical, numerical] as micrograd2's gradcheck message names them (empty if it doesn't)."""
     found = [re.search(rf"{name}:\s*(\S+)", message) for name in ("analytical", "numerical")]
     return [float(m.group(1)) for m in found if m]
 
 
-if __name__ == "__main__":
-    raise SystemExit(main(run))
+error = error_of(lambda: mg.autograd.gradcheck(WrongSquare, (mg.Value(1.0, requires_grad=True),))).value
+check("the numbers it names: [analytical 3·x, numerical 2·x] at x = 1", named_numbers(str(error)), [3.0, 2.0],
+      rel=1e-6, pytorch="numerical:tensor([[2.0000]]) analytical:tensor([[3.]])")
+check("GradcheckError is a RuntimeError", isinstance(error, RuntimeError), True,
+      pytorch=live(isinstance(t_error.value, RuntimeError)) if torch else "GradcheckError subclasses RuntimeError")
+
+# %% [markdown]
+# And the float64 advice is not a detail: the correct x·x checked in float32 fails, because the central
+# difference itself is wrong there (PyTorch: numerical 1.9670 against analytical 2, with a warning to use
+# double precision).
+
+# %%
+x32 = mg.Value(1.0, requires_grad=True, dtype="float32")
+passed32 = mg.autograd.gradcheck(lambda v: v * v, (x32,), raise_exception=False)
+print("gradcheck(x·x, float32):", passed32)
+if torch:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PyTorch warns that float32 inputs will likely fail
+        t_passed32 = torch.autograd.gradcheck(lambda v: v * v, (torch.tensor([1.0], requires_grad=True),),
+                                              raise_exception=False)
+check("gradcheck of a correct function in float32", passed32, False,
+      pytorch=live(t_passed32) if torch else "fails: numerical 1.9670 vs analytical 2.")
+
+# %% [markdown]
+# The graph of WrongSquare's output: one node, the class's own, over the leaf's `AccumulateGrad`:
+
+# %%
+show_graph(y, "WrongSquare.apply(x):")
+
+# %%
+summary("Lesson 5")

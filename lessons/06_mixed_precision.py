@@ -1,294 +1,569 @@
-"""Lesson 6 — autograd under mixed precision (the article's section 6), emulated bit for bit.
+# %% [markdown]
+# # Lesson 6: Mixed precision
+#
+# Section 6: float16's range and rounding, the GradScaler, skipped steps, bfloat16, which op runs in which dtype.
+#
+# The article's section 6 trains under AMP with this code:
+#
+# ```python
+# scaler = torch.cuda.amp.GradScaler()
+#
+# with torch.autocast(device_type="cuda", dtype=torch.float16):
+#     loss = model(x)
+#
+# scaler.scale(loss).backward()        # scale loss first, then backward
+# scaler.step(optimizer)               # unscale grads, then update
+# scaler.update()
+# ```
+#
+# and explains it in three points:
+#
+# > Under AMP the forward runs in FP16 (fast, memory-saving), but gradient accumulation and parameter updates
+# > should stay FP32 to avoid precision drift.
+#
+# > GradScaler scales the loss (e.g., by 2¹⁶) before backward so that small gradients that would underflow in
+# > FP16 stay representable; step() unscales automatically and skips updates when Inf/NaN appears
+# > (scaler.update() maintains the dynamic scale factor).
+#
+# > For Autograd, AMP only changes the forward dtype and gradient scaling—graph construction and propagation
+# > mechanics are unchanged.
+#
+# The scaling, the skipping and the dynamic scale are right. "The forward runs in FP16" and "unchanged" are
+# not, and a few sentences one reads into them are false. micrograd2 emulates float16 and bfloat16 exactly
+# (each value rounded as the hardware rounds it, each gradient to its value's dtype), so the whole story can
+# be watched number by number on a CPU. Where PyTorch is installed, the same experiments run on it live,
+# under its CPU autocast. (The codes D4–D8 and D17 refer to the README's list "Where the article is wrong".)
 
-Shows: float16's rounding and range; a 1e-8 gradient underflowing to 0 in float16;
-the GradScaler rescuing it (numbers identical to PyTorch's); a step skipped and the
-scale backed off on inf/NaN, and grown after clean steps; bfloat16 needing no
-scaler (D6); which ops autocast really runs in float16 (D7) and the cast nodes it
-adds to the graph (D8); unscale_ before clipping being the documented pattern (D5);
-the 2¹⁶ trap of a loss kept in float16 (D17); the deprecated spelling (D4).
-"""
-from __future__ import annotations
-
+# %%
 import math
+import warnings
 
-try:
-    from ._kit import LessonResult, Story, main
-except ImportError:  # run as a script: python lessons/06_mixed_precision.py
-    from _kit import LessonResult, Story, main
+import micrograd2 as mg
+from micrograd2.lessons.tools import check, error_of, live, live_torch, raises, section, show_graph, summary
 
-NUMBER = 6
-TITLE = "Mixed precision"
-GOAL = "Section 6: fp16 underflow, the GradScaler, skips and back-off, bf16, cast nodes (D4-D8, D17)."
+torch = live_torch()  # PyTorch when it is installed: the same experiments then run on it, live
+print("PyTorch:", torch.__version__ if torch else "not installed (checks use its recorded output)")
 
-ARTICLE_SECTION_6 = """
-scaler = torch.cuda.amp.GradScaler()
+# %% [markdown]
+# First the spelling. micrograd2 writes `mg.autocast(dtype="float16")` and `mg.GradScaler()`. The article's
+# `torch.cuda.amp.GradScaler()` still works, but PyTorch deprecated it (D4):
 
-with torch.autocast(device_type="cuda", dtype=torch.float16):
-    loss = model(x)
+# %%
+if torch:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        torch.cuda.amp.GradScaler()
+    deprecation = [str(w.message) for w in caught if issubclass(w.category, FutureWarning)]
+    print("FutureWarning:", deprecation[0] if deprecation else "(none)")
+check("torch.cuda.amp.GradScaler() is deprecated", True, True,
+      pytorch=live(bool(deprecation) and "is deprecated" in deprecation[0]) if torch else
+      "FutureWarning: `torch.cuda.amp.GradScaler(args...)` is deprecated. Please use "
+      "`torch.amp.GradScaler('cuda', args...)` instead.")
 
-scaler.scale(loss).backward()        # scale loss first, then backward
-scaler.step(optimizer)               # unscale grads, then update
-scaler.update()
-"""
+# %% [markdown]
+# ## What float16 can hold
+#
+# float16 keeps 11 significant bits and its exponent stops early: the largest number is 65504, the smallest
+# step near zero is 2⁻²⁴ ≈ 5.96e-08. A number is *rounded* to the nearest float16 (ties to even), never
+# truncated: the function below does it by hand, and micrograd2's `Value(v, dtype="float16")` must agree.
+
+# %%
+section("1. What float16 can hold")
+def nearest(v, bits, smallest_step, overflow=math.inf):
+    """``v`` rounded by hand to the nearest float with ``bits`` significant bits and steps no finer than
+    ``smallest_step``, ties to even; inf from ``overflow`` up."""
+    if abs(v) >= overflow:
+        return math.copysign(math.inf, v)
+    if v == 0:
+        return 0.0
+    step = max(2.0 ** (math.frexp(v)[1] - bits), smallest_step)  # frexp: v = m·2^e with 0.5 ≤ |m| < 1
+    return round(v / step) * step
 
 
-def run(out: Story) -> LessonResult:
-    out.lesson(NUMBER, TITLE, GOAL)
-    out.article(ARTICLE_SECTION_6, "section 6")
-    out.say("""
-        micrograd2 emulates float16 and bfloat16 exactly: every value is rounded to its dtype
-        as the hardware would round it, and every gradient to the dtype of the value it
-        belongs to. So the AMP story can be watched number by number on a CPU. The spelling:
-        mg.autocast(dtype="float16") and mg.GradScaler(). (The article's
-        torch.cuda.amp.GradScaler() still works in PyTorch but is deprecated (D4): "FutureWarning:
-        `torch.cuda.amp.GradScaler(args...)` is deprecated. Please use
-        `torch.amp.GradScaler('cuda', args...)` instead.")
-    """)
+def nearest_float16(v):
+    """float16: 11 bits, steps down to 2⁻²⁴, inf from 65520 (half a step above the largest, 65504) up."""
+    return nearest(v, 11, 2.0 ** -24, overflow=65504.0 + 16)
 
-    out.section("1. What float16 can hold")
-    ns = out.run("""
-        print("0.1     in float16 =", mg.Value(0.1, dtype="float16").item())      # 11 significant bits
-        print("65504   in float16 =", mg.Value(65504.0, dtype="float16").item())  # the largest float16
-        print("65536   in float16 =", mg.Value(65536.0, dtype="float16").item())  # 2¹⁶ does not fit
-        print("2**-24  in float16 =", mg.Value(2.0 ** -24, dtype="float16").item())   # the smallest
-        print("1e-8    in float16 =", mg.Value(1e-8, dtype="float16").item())     # below it: flushed to 0
-        print("1e-8    in bfloat16 =", mg.Value(1e-8, dtype="bfloat16").item())   # float32's range, 8 bits
-    """)
-    out.check("0.1 in float16", mg_value(ns, 0.1, "float16"), 0.0999755859375, torch="0.0999755859375")
-    out.check("65536 in float16", mg_value(ns, 65536.0, "float16"), math.inf, torch="inf (max 65504)")
-    out.check("1e-8 in float16", mg_value(ns, 1e-8, "float16"), 0.0, torch="0.0")
-    out.check("2**-24 in float16 (smallest subnormal)", mg_value(ns, 2.0 ** -24, "float16"), 5.960464477539063e-08,
-              torch="5.96e-08")
-    out.check("1e-8 in bfloat16", mg_value(ns, 1e-8, "bfloat16"), 1.0011717677116394e-08,
-              torch="1.0011717677116394e-08")
 
-    out.section("2. A small gradient underflows")
-    out.say("""
-        A float32 parameter w, a matrix product (mg.dot: what every Neuron computes) that
-        autocast runs in float16, and a loss whose gradient with respect to w is 1e-8. On the
-        way back the gradient passes through the float16 output of the product, is rounded
-        to float16 there — and becomes 0.
-    """)
-    ns = out.run("""
-        w = mg.Value(0.5, requires_grad=True, dtype="float32", label="w")   # a float32 parameter
-        x = mg.Value(1.0, label="x")
+numbers = [0.1, 65504.0, 65536.0, 2.0 ** -24, 4e-8, 3e-8, 2.0 ** -25, 1e-8]
+in_float16 = [mg.Value(v, dtype="float16").item() for v in numbers]
+for v, half in zip(numbers, in_float16):
+    print(f"{v!r:>22} in float16 = {half!r}")
 
-        with mg.autocast(dtype="float16"):
-            h = mg.dot([w], [x])            # a matrix product: float16
-            loss = mg.sum([h]) * 1e-8       # sum runs in float32: d loss / d w = 1e-8
-        print("h:", h.dtype, "| loss:", loss.dtype)
+# %% [markdown]
+# 65536 = 2¹⁶ does not fit (it becomes inf). And a number below the smallest step is rounded to the nearest
+# multiple of 2⁻²⁴: 4e-8 and 3e-8 (just above half a step) both become 2⁻²⁴ = 5.96e-08. Only numbers up to
+# half a step, 2⁻²⁵ ≈ 2.98e-08, round to 0 (2⁻²⁵ itself is a tie, and 0 is the even neighbour); 1e-8 is one
+# of them. This is rounding, not a "flush to zero" of everything below 2⁻²⁴.
 
-        loss.backward()
-        print("w.grad =", w.grad, "(the true gradient is 1e-8)")
-    """, trace=True)
-    out.check("w.grad without a scaler", ns["w"].grad, 0.0, torch="w.grad = 0.0")
-    out.say("""
-        The GradScaler multiplies the loss by 2¹⁶ = 65536 before backward, so every gradient
-        on the way is 65536 times larger: 6.55e-4 fits in float16. unscale_ (or step) divides
-        the parameters' gradients by 65536 again — in float32, where 1e-8 is no problem.
-    """)
-    ns = out.run("""
-        w.grad = None
-        optimizer = mg.optim.SGD([w], lr=1.0)
-        scaler = mg.GradScaler()
+# %%
+def torch_float16(v):
+    """``v`` converted to float16 by PyTorch, live."""
+    return torch.tensor(v, dtype=torch.float64).to(torch.float16).item()
 
-        with mg.autocast(dtype="float16"):
-            loss = mg.sum([mg.dot([w], [x])]) * 1e-8
-        scaler.scale(loss).backward()       # gradients × 65536
-        scaled = w.grad
-        print("scaled w.grad   =", scaled)
-        scaler.unscale_(optimizer)          # ÷ 65536, in float32
-        print("unscaled w.grad =", w.grad)
-    """, ns, main=True)
-    out.check("scaled w.grad (1e-8·65536 rounded to float16)", ns["scaled"],
-              0.0006551742553710938, torch="0.0006551742553710938")
-    out.check("unscaled w.grad", ns["w"].grad, 9.997165761888027e-09, torch="9.997165761888027e-09")
 
-    out.section("3. Skipped steps and the dynamic scale")
-    out.say("""
-        A scale too large makes some gradient overflow to inf (or NaN). scaler.step then
-        skips the update — the parameters are not touched — and update() halves the scale.
-        After growth_interval clean steps in a row (2000 by default) it doubles it again.
-    """)
-    ns = out.run("""
-        import math
+RECORDED_FP16 = {0.1: "0.0999755859375", 65504.0: "65504.0", 65536.0: "inf", 2.0 ** -24: "5.960464477539063e-08",
+                 4e-8: "5.960464477539063e-08", 3e-8: "5.960464477539063e-08", 2.0 ** -25: "0.0", 1e-8: "0.0"}
+for v, half in zip(numbers, in_float16):
+    check(f"{v!r} in float16 (nearest, ties to even)", half, nearest_float16(v),
+          pytorch=live(torch_float16(v)) if torch else RECORDED_FP16.get(v))
 
-        p = mg.Value(1.0, requires_grad=True, dtype="float32", label="p")
-        optimizer = mg.optim.SGD([p], lr=0.1)
+# %% [markdown]
+# bfloat16 is the other 16-bit format: 8 significant bits only, but float32's exponent range, so 1e-8 is
+# far from its smallest number and is merely rounded to 8 bits:
 
-        def amp_step(scaler, gradient):
-            \"\"\"One step whose true gradient is `gradient`: (did p change?, the scale after).\"\"\"
-            optimizer.zero_grad()
-            scaler.scale(p * gradient).backward()
-            before = p.item()
-            scaler.step(optimizer)          # unscale; skip the update if a gradient is inf/nan
-            scaler.update()                 # halve the scale after a skip
-            return p.item() != before, scaler.get_scale()
+# %%
+def nearest_bfloat16(v):
+    """bfloat16: 8 bits and float32's exponent range (steps down to 2⁻¹³³)."""
+    return nearest(v, 8, 2.0 ** -133)
 
-        scaler = mg.GradScaler()
-        clean, inf1, inf2 = amp_step(scaler, 1.0), amp_step(scaler, math.inf), amp_step(scaler, math.inf)
-        print("clean step:", clean, "| inf gradient:", inf1, "| inf again:", inf2)
-        nan = amp_step(mg.GradScaler(), math.nan)
-        print("nan gradient:", nan)
 
-        grower = mg.GradScaler(init_scale=8.0, growth_interval=3)
-        scales = [amp_step(grower, 1.0)[1] for _ in range(6)]
-        print("growth_interval=3, scale after each clean step:", scales)
-    """)
-    out.check("clean step: (updated, scale)", list(ns["clean"]), [True, 65536.0],
-              torch="scale 65536.0 -> 65536.0 | params updated: True")
-    out.check("inf gradient: (updated, scale)", list(ns["inf1"]), [False, 32768.0],
-              torch="scale 65536.0 -> 32768.0 | params updated: False")
-    out.check("inf again: (updated, scale)", list(ns["inf2"]), [False, 16384.0],
-              torch="scale 32768.0 -> 16384.0 | params updated: False")
-    out.check("nan gradient: (updated, scale)", list(ns["nan"]), [False, 32768.0], torch="65536.0 -> 32768.0")
-    out.check("growth_interval=3 from 8", ns["scales"], [8.0, 8.0, 16.0, 16.0, 16.0, 32.0],
-              torch="8 -> 8 -> 16 (after 3 clean steps) -> 16 -> 16 -> 32")
+in_bfloat16 = mg.Value(1e-8, dtype="bfloat16").item()
+print("1e-8 in bfloat16 =", in_bfloat16)
+check("1e-8 in bfloat16", in_bfloat16, nearest_bfloat16(1e-8),
+      pytorch=live(torch.tensor(1e-8, dtype=torch.float64).to(torch.bfloat16).item()) if torch
+      else "1.0011717677116394e-08")
 
-    out.section("4. bfloat16 needs no scaler")
-    out.say("""
-        "AMP requires GradScaler" (takeaway 5) holds for float16 only (D6). bfloat16 keeps
-        float32's exponent range — it gives up precision, not range — so the same 1e-8
-        gradient survives without any scaling:
-    """)
-    ns = out.run("""
-        w = mg.Value(0.5, requires_grad=True, dtype="float32", label="w")
-        with mg.autocast(dtype="bfloat16"):
-            loss = mg.sum([mg.dot([w], [mg.Value(1.0)])]) * 1e-8
-        loss.backward()
-        print("bfloat16, no scaler: w.grad =", w.grad)
-    """)
-    out.check("w.grad in bfloat16 without a scaler", ns["w"].grad, 1.0011717677116394e-08,
-              torch="1e-8 -> 1.0012e-08 in bf16")
+# %% [markdown]
+# ## A small gradient underflows
+#
+# A float32 parameter w, one matrix product (`mg.dot`, what every `Neuron` computes) that autocast runs in
+# float16, and a loss whose gradient with respect to w is 1e-8. On the way back that gradient passes through
+# the float16 output of the product, is rounded to float16 there, and becomes 0.
 
-    out.section("5. What autocast really changes")
-    out.say("""
-        The article says the forward "runs in FP16" and the graph mechanics are "unchanged".
-        Only ops on autocast's low-precision list run in float16: matrix products (mg.dot
-        here; matmul, linear, conv in PyTorch). exp, log, sums and every loss run in float32;
-        other ops follow their inputs (D7). Parameters keep their own dtype (float64 is the
-        scalar engine's default; float32 in PyTorch), and so do their gradients.
-    """)
-    ns = out.run("""
-        model = mg.nn.MLP(2, [3, 1], seed=0)
-        with mg.autocast(dtype="float16"):
-            y = model([0.5, -1.0])                      # Neurons: mg.dot
-            e, s = y.exp(), y.sigmoid()
-            loss = mg.nn.functional.mse_loss(y, 0.0)
-        print("model output:", y.dtype, "| y.exp():", e.dtype, "| y.sigmoid():", s.dtype, "| loss:", loss.dtype)
-        print("a parameter:", model.parameters()[0].dtype)
-    """)
-    y, loss = ns["y"], ns["loss"]
-    out.check("dtype of a matrix product under autocast", y.dtype, "float16", torch="matmul float16")
-    out.check("dtype of the loss under autocast", loss.dtype, "float32", torch="mse_loss float32")
-    out.check("dtype of sigmoid under autocast (follows its input)", ns["s"].dtype, "float16",
-              torch="float16 (follows its input)")
-    out.check("dtype of exp under autocast", ns["e"].dtype, "float32",
-              torch="float32 on CUDA's autocast list (CPU autocast keeps exp in float16)")
-    out.check("parameters keep their dtype", ns["model"].parameters()[0].dtype, "float64",
-              torch="weight.dtype = float32 (its own)")
-    out.say("""
-        And the graph is not unchanged (D8): each cast is an op, so autocast inserts
-        ToCopyBackward0 nodes between the parameters' AccumulateGrad and the product
-        (PyTorch: between AccumulateGrad and AddmmBackward0). The output neuron's node:
-    """)
-    ns = out.run("""
-        dot = y.grad_fn
-        print(dot.name(), "←", [n.name() for n, _ in dot.next_functions])
-        print("ToCopyBackward0 ←", [n.name() for n, _ in dot.next_functions[0][0].next_functions])
-    """, ns)
-    dot = y.grad_fn
-    names = [n.name() for n, _ in dot.next_functions]
-    first = dot.next_functions[0][0]
-    out.check("the product's weight input", [names[0], first.next_functions[0][0].name()],
-              ["ToCopyBackward0", "AccumulateGrad"], torch="ToCopyBackward0 > AccumulateGrad")
-    out.say("""
-        The whole graph of one linear neuron's loss under autocast, casts included:
-    """)
-    ns = out.run("""
-        neuron = mg.nn.Neuron(2, nonlin=False)
-        with mg.autocast(dtype="float16"):
-            small = mg.nn.functional.mse_loss(neuron([0.5, -1.0]), 0.0)
-    """, ns)
-    out.tree(ns["small"], "mse_loss(neuron(x), 0) under autocast:")
+# %%
+section("2. A small gradient underflows")
+w = mg.Value(0.5, requires_grad=True, dtype="float32", label="w")   # a float32 parameter
+x = mg.Value(1.0, label="x")
 
-    out.section("6. The 2¹⁶ trap")
-    out.say("""
-        The scaler starts at 2¹⁶ = 65536 — which is beyond float16's largest number, 65504.
-        If the loss itself is float16 (here y·y, an op that follows its inputs), the very
-        first gradient backward sends into it, d(scaled)/d(loss) = 65536, is rounded to
-        float16: inf. Step 1 is skipped and the scale halves (D17). The same loss computed
-        by mse_loss (which autocast runs in float32) steps normally.
-    """)
-    ns = out.run("""
-        def one_amp_step(make_loss):
-            model = mg.nn.MLP(2, [3, 1], seed=0)
-            optimizer = mg.optim.SGD(model.parameters(), lr=0.1)
-            scaler = mg.GradScaler()
-            with mg.autocast(dtype="float16"):
-                loss = make_loss(model([0.5, -1.0]))
-            scaler.scale(loss).backward()
-            finite = all(math.isfinite(p.grad) for p in model.parameters())
-            before = [p.item() for p in model.parameters()]
-            scaler.step(optimizer)
-            scaler.update()
-            changed = before != [p.item() for p in model.parameters()]
-            return loss.dtype, finite, changed, scaler.get_scale()
+with mg.autocast(dtype="float16"):
+    h = mg.dot([w], [x])            # a matrix product: float16
+    loss = mg.sum([h]) * 1e-8       # sum is on the float32 list: d loss / d w = 1e-8
+print("h:", h.dtype, "| loss:", loss.dtype)
 
-        fp16 = one_amp_step(lambda y: y * y)
-        fp32 = one_amp_step(lambda y: mg.nn.functional.mse_loss(y, 0.0))
-        print("fp16 loss y*y:            dtype, grads finite, params changed, scale =", fp16)
-        print("fp32 loss mse_loss(y, 0): dtype, grads finite, params changed, scale =", fp32)
-    """, {"math": math})
-    out.check("float16 loss: (dtype, grads finite, params changed, scale)", list(ns["fp16"]),
-              ["float16", False, False, 32768.0], torch="loss float16, grad nan, params changed: False, scale 32768.0")
-    out.check("float32 loss: (dtype, grads finite, params changed, scale)", list(ns["fp32"]),
-              ["float32", True, True, 65536.0], torch="loss float32, grads finite, params changed, scale 65536.0")
+loss.backward()
+print("w.grad =", w.grad, "(the true gradient is 1e-8)")
 
-    out.section("7. Clipping with a scaler: unscale_ first")
-    out.say("""
-        Takeaway 5 says "do not manually unscale before scaler.step". For clipping you must
-        (D5): clip_grad_norm_ has to see the TRUE gradients, not gradients × 65536. The
-        documented pattern is unscale_ → clip → step; step knows, and does not unscale
-        twice. Only a second unscale_ before update() is an error.
-    """)
-    ns = out.run("""
-        model = mg.nn.MLP(2, [3, 1], seed=0)
-        optimizer = mg.optim.SGD(model.parameters(), lr=0.1)
-        scaler = mg.GradScaler()
-        with mg.autocast(dtype="float16"):
-            loss = mg.nn.functional.mse_loss(model([0.5, -1.0]), 0.0)
+# %% [markdown]
+# PyTorch, live: a `Linear(1, 1)` with weight 0.5 under CPU autocast. Its CPU autocast keeps `sum` in
+# float16 (its lists differ from CUDA's, see part 5), so the float32 sum of CUDA's list is written by hand
+# there with `.float()`. The function returns `[w.grad after backward, w.grad after unscale_]`.
+
+# %%
+def torch_small_gradient(dtype, scaled):
+    """PyTorch, live: [w.grad after backward, after unscale_] for the loss 1e-8·(w·1), the product in ``dtype``."""
+    linear = torch.nn.Linear(1, 1, bias=False)
+    with torch.no_grad():
+        linear.weight.fill_(0.5)
+    optimizer = torch.optim.SGD(linear.parameters(), lr=1.0)
+    scaler = torch.amp.GradScaler("cpu", enabled=scaled)
+    with torch.autocast("cpu", dtype=dtype):
+        loss = linear(torch.ones(1, 1)).float().sum() * 1e-8
+    scaler.scale(loss).backward()
+    before = linear.weight.grad.item()
+    scaler.unscale_(optimizer)  # does nothing when the scaler is disabled
+    return [before, linear.weight.grad.item()]
+
+
+check("w.grad without a scaler: 1e-8 rounded to float16", w.grad, nearest_float16(1e-8),
+      pytorch=live(torch_small_gradient(torch.float16, scaled=False)[1]) if torch else "w.grad = 0.0")
+
+# %% [markdown]
+# The GradScaler multiplies the loss by 2¹⁶ = 65536 before backward, so every gradient on the way is 65536
+# times larger: 6.55e-4 fits in float16. `unscale_` (or `step`) divides the parameters' gradients by 65536
+# again, in float32, where 1e-8 is no problem.
+
+# %%
+w.grad = None
+optimizer = mg.optim.SGD([w], lr=1.0)
+scaler = mg.GradScaler()
+
+with mg.autocast(dtype="float16"):
+    loss = mg.sum([mg.dot([w], [x])]) * 1e-8
+scaler.scale(loss).backward()       # gradients × 65536
+scaled = w.grad
+print("scaled w.grad   =", scaled)
+scaler.unscale_(optimizer)          # ÷ 65536, in float32
+print("unscaled w.grad =", w.grad)
+
+# %%
+if torch:
+    theirs = torch_small_gradient(torch.float16, scaled=True)
+check("scaled w.grad: 1e-8·65536 rounded to float16", scaled, nearest_float16(1e-8 * 65536),
+      pytorch=live(theirs[0]) if torch else "0.0006551742553710938")
+check("unscaled w.grad: that ÷ 65536 (exact in float32)", w.grad, nearest_float16(1e-8 * 65536) / 65536,
+      pytorch=live(theirs[1]) if torch else "9.997165761888027e-09")
+
+# %% [markdown]
+# ## bfloat16 needs no scaler
+#
+# "AMP requires GradScaler" (takeaway 5) holds for float16 only (D6). bfloat16 keeps float32's exponent
+# range (it gives up precision, not range), so the same 1e-8 gradient survives without any scaling:
+
+# %%
+section("3. bfloat16 needs no scaler")
+w = mg.Value(0.5, requires_grad=True, dtype="float32", label="w")
+with mg.autocast(dtype="bfloat16"):
+    loss = mg.sum([mg.dot([w], [x])]) * 1e-8
+loss.backward()
+print("bfloat16, no scaler: w.grad =", w.grad)
+check("w.grad in bfloat16 without a scaler: 1e-8 rounded to bfloat16", w.grad, nearest_bfloat16(1e-8),
+      pytorch=live(torch_small_gradient(torch.bfloat16, scaled=False)[1]) if torch else "1.0011717677116394e-08")
+
+# %% [markdown]
+# ## Skipped steps and the dynamic scale
+#
+# A scale too large makes some gradient overflow to inf (or NaN). `scaler.step` then skips the update (the
+# parameters are not touched) and `update()` halves the scale. After `growth_interval` clean steps in a row
+# (2000 by default) it doubles it. PyTorch documents that rule; the lesson writes it down as a function to
+# derive what to expect, and runs the real scalers on micrograd2 and on PyTorch with the same code.
+
+# %%
+section("4. Skipped steps and the dynamic scale")
+
+
+def documented_scales(init_scale, growth_interval, gradients):
+    """PyTorch's documented rule: [(step taken?, scale after update())] for one step per gradient."""
+    scale, clean, result = init_scale, 0, []
+    for g in gradients:
+        finite = math.isfinite(g * scale)
+        clean = clean + 1 if finite else 0
+        scale = scale * 0.5 if not finite else scale * 2 if clean == growth_interval else scale
+        clean = 0 if clean == growth_interval else clean
+        result.append((finite, scale))
+    return result
+
+
+def grad_scaler(lib, **options):
+    """A GradScaler of ``lib`` (micrograd2, or PyTorch's for the CPU) with ``options``."""
+    return torch.amp.GradScaler("cpu", **options) if lib is torch else mg.GradScaler(**options)
+
+
+# %%
+def amp_steps(lib, gradients, **options):
+    """[(did p change?, the scale after update())] for one step per gradient, the loss being p·gradient."""
+    p = lib.tensor(1.0, requires_grad=True)
+    optimizer = lib.optim.SGD([p], lr=0.1)
+    scaler = grad_scaler(lib, **options)
+    result = []
+    for g in gradients:
+        optimizer.zero_grad()
+        scaler.scale(p * g).backward()
+        before = p.item()
+        scaler.step(optimizer)          # unscale; skip the update if a gradient is inf/nan
+        scaler.update()                 # halve the scale after a skip, double it after growth_interval clean steps
+        result.append((p.item() != before, scaler.get_scale()))
+    return result
+
+
+gradients = [1.0, math.inf, math.inf, math.nan]
+ours = amp_steps(mg, gradients)
+print("gradients", gradients, "->", ours)
+grown = amp_steps(mg, [1.0] * 6, init_scale=8.0, growth_interval=3)
+print("growth_interval=3, init_scale=8, six clean steps ->", grown)
+
+# %%
+check("a clean step, inf, inf again, nan: (stepped?, scale)", ours, documented_scales(65536.0, 2000, gradients),
+      pytorch=live(amp_steps(torch, gradients)) if torch else
+      "65536 -> 65536 (updated) -> 32768 -> 16384 -> 8192 (skipped)")
+check("growth_interval=3 from 8: (stepped?, scale)", grown, documented_scales(8.0, 3, [1.0] * 6),
+      pytorch=live(amp_steps(torch, [1.0] * 6, init_scale=8.0, growth_interval=3)) if torch else
+      "8 -> 8 -> 16 (after 3 clean steps) -> 16 -> 16 -> 32")
+
+# %% [markdown]
+# ## What autocast really changes
+#
+# "The forward runs in FP16" is not what autocast does. PyTorch's autocast documentation sorts ops into three
+# kinds (D7):
+#
+# 1. ops on the **lower-precision list** run in float16: matrix products (`mm`, `matmul`, `linear`, …),
+#    convolutions, `prelu` and the RNN cells; in micrograd2, `mg.dot` (every `Neuron`), `@` and `Linear`;
+# 2. ops on the **float32 list** run in float32: `exp`, `log`, `pow`, `sum`, `softmax`, `log_softmax` and
+#    most losses (`mse_loss`, `cross_entropy`, `binary_cross_entropy_with_logits`, …);
+# 3. **every other op runs in its inputs' dtype** (a few listed ones in the widest of them). So the
+#    elementwise ops that follow a float16 matrix product (`relu`, `sigmoid`, `+`, `*`) run in float16 too.
+#
+# Those are the CUDA lists, the article's setting, and micrograd2 follows them. PyTorch's CPU autocast has
+# other lists. Parameters keep their own dtype (float32 here), and so do their gradients.
+
+# %%
+section("5. What autocast really changes")
+weights, bias, inputs = [0.75, -0.5], 0.125, [0.5, -1.0]
+ws = [mg.Value(v, requires_grad=True, dtype="float32", label=f"w[{i}]") for i, v in enumerate(weights)]
+b = mg.Value(bias, requires_grad=True, dtype="float32", label="b")
+
+with mg.autocast(dtype="float16"):
+    y = mg.dot(ws, inputs, b)                                 # kind 1: a matrix product
+    after = [y.relu(), y.sigmoid(), y + 1, y * 2]             # kind 3: their input's dtype
+    fp32_list = [y.exp(), y.log(), mg.sum([y, y]), y ** 2]    # kind 2: float32
+    mse = mg.nn.functional.mse_loss(y, 0.0)                   # kind 2: a loss
+print("y = w·x + b:", y.dtype, "| relu, sigmoid, +, *:", [v.dtype for v in after])
+print("exp, log, sum, **:", [v.dtype for v in fp32_list], "| mse_loss:", mse.dtype, "| w:", ws[0].dtype)
+
+# %% [markdown]
+# PyTorch, live, with the same weights in a `Linear(2, 1)`:
+
+# %%
+def dtype_name(t):
+    """A dtype as micrograd2 spells it: PyTorch's ``torch.float16`` is ``"float16"``."""
+    return str(t.dtype).replace("torch.", "")
+
+
+def torch_dtypes(weights, bias, inputs):
+    """PyTorch under CPU autocast: the dtypes of y = linear(x), of relu, sigmoid, +, * of y, of
+    [exp, log, sum, softmax] of y, of mse_loss(y, 0) and of the weight."""
+    linear = torch.nn.Linear(len(weights), 1)
+    with torch.no_grad():
+        linear.weight.copy_(torch.tensor([weights]))
+        linear.bias.fill_(bias)
+    with torch.autocast("cpu", dtype=torch.float16):
+        y = linear(torch.tensor([inputs]))
+        after = [y.relu(), y.sigmoid(), y + 1, y * 2]
+        cpu_lists = [y.exp(), y.log(), y.sum(), y.softmax(-1)]
+        mse = torch.nn.functional.mse_loss(y, torch.zeros_like(y))
+    return (dtype_name(y), [dtype_name(t) for t in after], [dtype_name(t) for t in cpu_lists], dtype_name(mse),
+            dtype_name(linear.weight))
+
+
+if torch:
+    t_y, t_after, t_cpu_lists, t_mse, t_weight = torch_dtypes(weights, bias, inputs)
+    print("PyTorch (CPU autocast): y", t_y, "| relu, sigmoid, +, *:", t_after, "| exp, log, sum, softmax:",
+          t_cpu_lists, "| mse_loss:", t_mse, "| weight:", t_weight)
+
+# %%
+check("kind 1: the matrix product runs in float16", y.dtype, "float16",
+      pytorch=live(t_y) if torch else "matmul float16")
+check("kind 3: relu, sigmoid, +, * after it run in float16 too", [v.dtype for v in after], ["float16"] * 4,
+      pytorch=live(t_after) if torch else "float16 (they follow their input)")
+check("kind 2: exp, log, sum, ** run in float32 (CUDA's list)", [v.dtype for v in fp32_list], ["float32"] * 4,
+      pytorch="float32 on CUDA (PyTorch's autocast op reference, float32 list)")
+check("kind 2: mse_loss runs in float32", mse.dtype, "float32", pytorch=live(t_mse) if torch else "mse_loss float32")
+check("parameters keep their dtype", ws[0].dtype, "float32", pytorch=live(t_weight) if torch else "float32")
+if torch:
+    check("PyTorch's CPU autocast keeps exp, log, sum, softmax in the input's dtype", t_cpu_lists,
+          ["float16"] * 4, pytorch=live(t_cpu_lists))
+
+# %% [markdown]
+# One loss is on no list at all: `binary_cross_entropy` (`BCELoss`). PyTorch's CUDA autocast refuses it:
+#
+# ```
+# RuntimeError: torch.nn.functional.binary_cross_entropy and torch.nn.BCELoss are unsafe to autocast.
+# ```
+#
+# and points to `binary_cross_entropy_with_logits`, which takes the logits (before the sigmoid) and is
+# computed stably on the float32 list. micrograd2's autocast does the same:
+
+# %%
+with raises("binary_cross_entropy under autocast", RuntimeError, "unsafe to autocast",
+            pytorch="RuntimeError: torch.nn.functional.binary_cross_entropy and torch.nn.BCELoss are unsafe to "
+                    "autocast. (CUDA autocast)"):
+    with mg.autocast(dtype="float16"):
+        mg.nn.functional.binary_cross_entropy(y.sigmoid(), 1.0)
+
+with mg.autocast(dtype="float16"):
+    bce = mg.nn.functional.binary_cross_entropy_with_logits(y, 1.0)
+print("binary_cross_entropy_with_logits(y, 1):", bce.item(), bce.dtype)
+
+# %% [markdown]
+# PyTorch's CPU autocast, run live, differs here too: it runs `binary_cross_entropy` (in float32). Both
+# engines agree on the with-logits form, which is the one to use under autocast anyway:
+
+# %%
+def torch_bce_under_autocast(logit):
+    """PyTorch under CPU autocast: (the error binary_cross_entropy raises or None, the with-logits loss)."""
+    z = torch.tensor([logit], dtype=torch.float16)
+    with torch.autocast("cpu", dtype=torch.float16):
+        error = error_of(lambda: torch.nn.functional.binary_cross_entropy(z.sigmoid(), torch.ones(1)))
+        with_logits = torch.nn.functional.binary_cross_entropy_with_logits(z, torch.ones(1))
+    return error.value, with_logits
+
+
+if torch:
+    t_error, t_bce = torch_bce_under_autocast(y.item())
+    print("PyTorch CPU autocast: binary_cross_entropy raises:", t_error, "| with logits:", t_bce)
+    check("PyTorch's CPU autocast runs binary_cross_entropy", t_error, None, pytorch=live(t_error))
+check("binary_cross_entropy_with_logits(y, 1) = log(1 + e^−y), in float32", [bce.item(), bce.dtype],
+      [math.log1p(math.exp(-y.item())), "float32"], rel=1e-6,
+      pytorch=live([t_bce.item(), dtype_name(t_bce)]) if torch else "float32")
+
+# %% [markdown]
+# And the graph is not unchanged (D8): each cast is an op, so autocast inserts `ToCopyBackward0` nodes
+# between the parameters' `AccumulateGrad` and the product (in PyTorch between `AccumulateGrad` and
+# `AddmmBackward0`):
+
+# %%
+show_graph(mse, "mse_loss(w·x + b, 0) under autocast:")
+
+
+def above_the_leaves(root):
+    """The names of the nodes right above each AccumulateGrad of ``root``'s graph (walked without recursion)."""
+    names, seen, stack = set(), set(), [root.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        for child, _ in node.next_functions:
+            if child is not None and child.name().endswith("AccumulateGrad"):
+                names.add(node.name())
+            stack.append(child)
+    return sorted(names)
+
+
+# %%
+if torch:
+    linear = torch.nn.Linear(2, 1)
+    with torch.autocast("cpu", dtype=torch.float16):
+        t_loss = torch.nn.functional.mse_loss(linear(torch.tensor([inputs])), torch.zeros(1, 1))
+check("every parameter reaches the product through a cast", above_the_leaves(mse), ["ToCopyBackward0"],
+      pytorch=live(above_the_leaves(t_loss)) if torch else "ToCopyBackward0 > AccumulateGrad")
+
+# %% [markdown]
+# ## The 2¹⁶ trap, and where a float32 loss stops helping
+#
+# The scaler starts at 2¹⁶ = 65536, which is beyond float16's largest number. If the loss itself is float16
+# (here y·y, an op that follows its input), the first gradient backward sends into it,
+# d(scaled loss)/d(loss) = 65536, is rounded to float16: inf. Step 1 is skipped and the scale halves (D17).
+#
+# A float32 loss such as `mse_loss` moves the trap, it does not remove it. Its gradient with respect to the
+# float16 output y, 2·y·65536 for `mse_loss(y, 0)`, must itself fit in float16: y = 0.45 gives 58976, y = 0.6
+# gives 78656, which is inf. Below, one function runs two steps of either library from w = y0 (y = x·w with
+# x = 1, under float16 autocast) and says, per step: (loss dtype, step taken?, scale after).
+
+# %%
+section("6. The 2¹⁶ trap, and where a float32 loss stops helping")
+
+
+def fp16_autocast(lib):
+    """float16 autocast of ``lib``: micrograd2's, or PyTorch's CPU autocast."""
+    return torch.autocast("cpu", dtype=torch.float16) if lib is torch else mg.autocast(dtype="float16")
+
+
+def two_amp_steps(lib, y0, float32_loss):
+    """[(loss dtype, step taken?, scale after)] for two steps on y = x·w, w = y0: loss y·y or mse_loss(y, 0)."""
+    x, w = lib.tensor([1.0]), lib.tensor([y0], requires_grad=True)
+    optimizer, scaler, result = lib.optim.SGD([w], lr=0.1), grad_scaler(lib), []
+    for _ in range(2):
+        optimizer.zero_grad()
+        with fp16_autocast(lib):
+            y = x @ w                                         # a float16 product
+            loss = lib.nn.functional.mse_loss(y, lib.tensor(0.0)) if float32_loss else y * y
         scaler.scale(loss).backward()
-        scaled_norm = math.sqrt(sum(p.grad ** 2 for p in model.parameters()))
-        scaler.unscale_(optimizer)
-        norm = mg.nn.utils.clip_grad_norm_(model.parameters(), max_norm=0.1)
-        print("gradient norm: scaled", round(scaled_norm, 2), "| after unscale_", round(norm, 4))
-    """, {"math": math})
-    out.check("scaled norm / unscaled norm", ns["scaled_norm"] / ns["norm"], 65536.0, rel=1e-2,
-              torch="18914.08 -> 0.2886 (= 65536×, up to float16 rounding)")
-    out.fails("""
-        scaler.unscale_(optimizer)          # a second time before update()
-    """, ns, RuntimeError, "unscale_() has already been called on this optimizer since the last update().",
-              what="a second unscale_",
-              torch="RuntimeError: unscale_() has already been called on this optimizer since the last update().")
-    ns = out.run("""
-        scaler.step(optimizer)              # no second unscale: the gradients stay clipped
+        before = w.item()
+        scaler.step(optimizer)
         scaler.update()
-        clipped = math.sqrt(sum(p.grad ** 2 for p in model.parameters()))
-        print("after step + update: gradient norm", round(clipped, 6), "| scale =", scaler.get_scale())
-    """, ns)
-    out.check("gradient norm after clip and step (not unscaled twice)", ns["clipped"], 0.1, rel=1e-4,
-              torch="clip_grad_norm_ → norm ≤ max_norm; step does not unscale twice")
-    out.check("scale after step + update", ns["scaler"].get_scale(), 65536.0, torch="OK, scale = 65536.0")
-
-    out.diagram(loss, view="autograd")
-    return out.done()
+        result.append((dtype_name(loss), w.item() != before, scaler.get_scale()))
+    return result
 
 
-def mg_value(ns: dict, number: float, dtype: str) -> float:
-    """``number`` rounded to ``dtype`` by micrograd2 (as printed above)."""
-    return ns["mg"].Value(number, dtype=dtype).item()
+# %%
+def expected_steps(y0, float32_loss):
+    """What to expect, derived: a step is skipped (and the scale halved) when the gradient reaching the
+    float16 output y overflows float16; the loss is y² either way, so a step does w ← w − 0.1·2y."""
+    w, scale, result = y0, 65536.0, []
+    for _ in range(2):
+        y = nearest_float16(w)
+        into_loss = scale if float32_loss else nearest_float16(scale)  # the loss's gradient, in its dtype
+        finite = math.isfinite(nearest_float16(2 * y * into_loss))     # the gradient reaching y
+        w, scale = (w - 0.1 * 2 * y, scale) if finite else (w, scale / 2)
+        result.append(("float32" if float32_loss else "float16", finite, scale))
+    return result
 
 
-if __name__ == "__main__":
-    raise SystemExit(main(run))
+cases = {"y·y, y = 0.45": (0.45, False), "mse_loss, y = 0.45": (0.45, True), "mse_loss, y = 0.6": (0.6, True)}
+for name, (y0, float32_loss) in cases.items():
+    print(f"{name:20}", two_amp_steps(mg, y0, float32_loss))
+
+# %%
+for name, (y0, float32_loss) in cases.items():
+    check(f"{name}: (loss dtype, stepped?, scale) for steps 1, 2", two_amp_steps(mg, y0, float32_loss),
+          expected_steps(y0, float32_loss),
+          pytorch=live(two_amp_steps(torch, y0, float32_loss)) if torch else None)
+
+# %% [markdown]
+# The float16 loss y·y and the float32 `mse_loss` at y = 0.6 both skip step 1 and halve the scale; at 32768
+# the next step goes through. PyTorch's `GradScaler` documentation calls this normal:
+#
+# > The scale factor often causes infs/NaNs to appear in gradients for the first few iterations as its
+# > value calibrates.
+#
+# So a skipped first step is calibration, not a bug, and a float32 loss only avoids it while
+# |dL/dy|·65536 stays within 65504 for the float16 output y.
+
+# %% [markdown]
+# ## Clipping with a scaler: unscale_ first
+#
+# Takeaway 5 says "do not manually unscale before scaler.step". For clipping you must (D5):
+# `clip_grad_norm_` has to see the true gradients, not gradients × 65536. PyTorch's documented pattern is
+# `unscale_` → clip → `step`; `step` knows, and does not unscale twice.
+
+# %%
+section("7. Clipping with a scaler: unscale_ first")
+
+
+def unscale_then_clip(lib, max_norm):
+    """scale, backward, unscale_, clip: returns (w, optimizer, scaler, scaled norm, norm after unscale_)."""
+    x, w = lib.tensor([3.0, 4.0]), lib.tensor([0.05, -0.05], requires_grad=True)
+    optimizer, scaler = lib.optim.SGD([w], lr=0.1), grad_scaler(lib)
+    with fp16_autocast(lib):
+        loss = lib.nn.functional.mse_loss(x @ w, lib.tensor(0.0))
+    scaler.scale(loss).backward()
+    scaled_norm = (w.grad * w.grad).sum().item() ** 0.5
+    scaler.unscale_(optimizer)
+    norm = lib.nn.utils.clip_grad_norm_([w], max_norm=max_norm)
+    return w, optimizer, scaler, scaled_norm, float(norm)
+
+
+w, optimizer, scaler, scaled_norm, norm = unscale_then_clip(mg, max_norm=0.1)
+print("gradient norm: scaled", scaled_norm, "| after unscale_", norm)
+if torch:
+    t_w, t_optimizer, t_scaler, t_scaled_norm, t_norm = unscale_then_clip(torch, max_norm=0.1)
+check("scaled norm / norm after unscale_ = the scale", scaled_norm / norm, 65536.0,
+      pytorch=live(t_scaled_norm / t_norm) if torch else "18914.08 -> 0.2886 (65536×)")
+
+# %% [markdown]
+# What the scaler refuses: a second `unscale_` before `update()`, `unscale_` after `step`, and a second
+# `step` before `update()`. Each, on micrograd2 and (live) on PyTorch:
+
+# %%
+with raises("a second unscale_ before update()", RuntimeError,
+            "unscale_() has already been called on this optimizer since the last update().",
+            pytorch=error_of(lambda: t_scaler.unscale_(t_optimizer)) if torch else
+            "RuntimeError: unscale_() has already been called on this optimizer since the last update()."):
+    scaler.unscale_(optimizer)
+
+# %%
+scaler.step(optimizer)              # no second unscale: the gradients stay clipped
+if torch:
+    t_scaler.step(t_optimizer)
+
+with raises("unscale_ after step", RuntimeError, "unscale_() is being called after step().",
+            pytorch=error_of(lambda: t_scaler.unscale_(t_optimizer)) if torch else
+            "RuntimeError: unscale_() is being called after step()."):
+    scaler.unscale_(optimizer)
+
+with raises("a second step before update()", RuntimeError, "step() has already been called since the last update().",
+            pytorch=error_of(lambda: t_scaler.step(t_optimizer)) if torch else
+            "RuntimeError: step() has already been called since the last update()."):
+    scaler.step(optimizer)
+
+# %%
+scaler.update()
+clipped = math.sqrt(sum(g * g for g in w.grad.tolist()))
+print("after step + update: gradient norm", clipped, "| scale =", scaler.get_scale())
+if torch:
+    t_scaler.update()
+    t_clipped = math.sqrt(sum(g * g for g in t_w.grad.tolist()))
+
+# %% [markdown]
+# `clip_grad_norm_` multiplies the gradients by max_norm / (norm + 1e-6), PyTorch's formula, so the clipped
+# norm is a hair below max_norm; and `step` left it alone:
+
+# %%
+check("gradient norm after clip and step (not unscaled twice)", clipped, 0.1 * norm / (norm + 1e-6),
+      pytorch=live(t_clipped) if torch else "clip_grad_norm_ -> norm ≈ max_norm; step does not unscale twice")
+check("scale after step + update", scaler.get_scale(), 65536.0,
+      pytorch=live(t_scaler.get_scale()) if torch else "OK, scale = 65536.0")
+
+# %%
+summary("Lesson 6")
