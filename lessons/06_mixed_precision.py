@@ -28,7 +28,7 @@
 # > For Autograd, AMP only changes the forward dtype and gradient scaling—graph construction and propagation
 # > mechanics are unchanged.
 #
-# The scaling, the skipping and the dynamic scale are right. "The forward runs in FP16" and "unchanged" are
+# The scaling, the skipping and the dynamic scale are right. "the forward runs in FP16" and "unchanged" are
 # not, and a few sentences one reads into them are false. micrograd2 emulates float16 and bfloat16 exactly
 # (each value rounded as the hardware rounds it, each gradient to its value's dtype), so the whole story can
 # be watched number by number on a CPU. Where PyTorch is installed, the same experiments run on it live,
@@ -273,8 +273,8 @@ check("growth_interval=3 from 8: (stepped?, scale)", grown, documented_scales(8.
 # %% [markdown]
 # ## What autocast really changes
 #
-# "The forward runs in FP16" is not what autocast does. PyTorch's autocast documentation sorts ops into three
-# kinds (D7):
+# The article's "the forward runs in FP16" is not what autocast does. PyTorch's autocast documentation sorts
+# ops into three kinds (D7):
 #
 # 1. ops on the **lower-precision list** run in float16: matrix products (`mm`, `matmul`, `linear`, …),
 #    convolutions, `prelu` and the RNN cells; in micrograd2, `mg.dot` (every `Neuron`), `@` and `Linear`;
@@ -428,7 +428,7 @@ check("every parameter reaches the product through a cast", above_the_leaves(mse
 # A float32 loss such as `mse_loss` moves the trap, it does not remove it. Its gradient with respect to the
 # float16 output y, 2·y·65536 for `mse_loss(y, 0)`, must itself fit in float16: y = 0.45 gives 58976, y = 0.6
 # gives 78656, which is inf. Below, one function runs two steps of either library from w = y0 (y = x·w with
-# x = 1, under float16 autocast) and says, per step: (loss dtype, step taken?, scale after).
+# x = 1, under float16 autocast) and says, per step: (loss dtype, w.grad finite?, step taken?, scale after).
 
 # %%
 section("6. The 2¹⁶ trap, and where a float32 loss stops helping")
@@ -440,7 +440,8 @@ def fp16_autocast(lib):
 
 
 def two_amp_steps(lib, y0, float32_loss):
-    """[(loss dtype, step taken?, scale after)] for two steps on y = x·w, w = y0: loss y·y or mse_loss(y, 0)."""
+    """[(loss dtype, w.grad finite?, step taken?, scale after)] for two steps on y = x·w, w = y0, of the loss
+    y·y or mse_loss(y, 0)."""
     x, w = lib.tensor([1.0]), lib.tensor([y0], requires_grad=True)
     optimizer, scaler, result = lib.optim.SGD([w], lr=0.1), grad_scaler(lib), []
     for _ in range(2):
@@ -449,10 +450,10 @@ def two_amp_steps(lib, y0, float32_loss):
             y = x @ w                                         # a float16 product
             loss = lib.nn.functional.mse_loss(y, lib.tensor(0.0)) if float32_loss else y * y
         scaler.scale(loss).backward()
-        before = w.item()
+        finite, before = math.isfinite(w.grad.item()), w.item()
         scaler.step(optimizer)
         scaler.update()
-        result.append((dtype_name(loss), w.item() != before, scaler.get_scale()))
+        result.append((dtype_name(loss), finite, w.item() != before, scaler.get_scale()))
     return result
 
 
@@ -466,17 +467,23 @@ def expected_steps(y0, float32_loss):
         into_loss = scale if float32_loss else nearest_float16(scale)  # the loss's gradient, in its dtype
         finite = math.isfinite(nearest_float16(2 * y * into_loss))     # the gradient reaching y
         w, scale = (w - 0.1 * 2 * y, scale) if finite else (w, scale / 2)
-        result.append(("float32" if float32_loss else "float16", finite, scale))
+        result.append(("float32" if float32_loss else "float16", finite, finite, scale))
     return result
 
 
+for y0 in (0.45, 0.6):
+    reaching = 2 * nearest_float16(y0) * 65536           # mse_loss(y, 0)'s gradient at the float16 y, scaled
+    print(f"y = {y0}: dL/dy · 65536 = {reaching} -> in float16: {nearest_float16(reaching)}")
+print("a float32 mse_loss(y, 0) steps while 2·y·65536 < 65520, that is y <", 65520 / (2 * 65536))
+
+# %%
 cases = {"y·y, y = 0.45": (0.45, False), "mse_loss, y = 0.45": (0.45, True), "mse_loss, y = 0.6": (0.6, True)}
 for name, (y0, float32_loss) in cases.items():
     print(f"{name:20}", two_amp_steps(mg, y0, float32_loss))
 
 # %%
 for name, (y0, float32_loss) in cases.items():
-    check(f"{name}: (loss dtype, stepped?, scale) for steps 1, 2", two_amp_steps(mg, y0, float32_loss),
+    check(f"{name}: (loss dtype, grad finite?, stepped?, scale), steps 1, 2", two_amp_steps(mg, y0, float32_loss),
           expected_steps(y0, float32_loss),
           pytorch=live(two_amp_steps(torch, y0, float32_loss)) if torch else None)
 
