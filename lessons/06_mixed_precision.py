@@ -394,7 +394,10 @@ check("binary_cross_entropy_with_logits(y, 1) = log(1 + e^−y), in float32", [b
 # %%
 show_graph(mse, "mse_loss(w·x + b, 0) under autocast:")
 
+# %% [markdown]
+# The same in PyTorch's graph, live: the node right above each parameter's `AccumulateGrad` is a cast.
 
+# %%
 def above_the_leaves(root):
     """The names of the nodes right above each AccumulateGrad of ``root``'s graph (walked without recursion)."""
     names, seen, stack = set(), set(), [root.grad_fn]
