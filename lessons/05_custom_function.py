@@ -43,25 +43,31 @@ print("PyTorch:", torch.__version__ if torch else "not installed (checks use its
 # In micrograd2 every op is written this way, the built-in ones too: `MulBackward0` is the node of a
 # Function called `Mul`. So the article's class runs with one change, the base class: `mg.Function` for
 # `torch.autograd.Function`. `forward` receives the input's number, `backward` the upstream gradient;
-# `ctx.save_for_backward` keeps x for backward.
+# `ctx.save_for_backward` keeps x for backward. The class is written once here, on a base class of your
+# choice, so that the very same code also runs on PyTorch:
 
 # %%
 section("1. SquareAndDouble, as the article writes it")
 
 
-class SquareAndDouble(mg.Function):
-    """Custom op: forward returns 2·x², backward grad = 4·x·g"""
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return 2 * x * x
+def square_and_double(base):
+    """The article's class, on ``base``: ``mg.Function`` or ``torch.autograd.Function``."""
+    class SquareAndDouble(base):
+        """Custom op: forward returns 2·x², backward grad = 4·x·g"""
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return 2 * x * x
 
-    @staticmethod
-    def backward(ctx, grad_output):
-        (x,) = ctx.saved_tensors
-        return grad_output * 4 * x
+        @staticmethod
+        def backward(ctx, grad_output):
+            (x,) = ctx.saved_tensors
+            return grad_output * 4 * x
+
+    return SquareAndDouble
 
 
+SquareAndDouble = square_and_double(mg.Function)
 x = mg.Value(3.0, requires_grad=True, label="x")
 y = SquareAndDouble.apply(x)   # 2*9 = 18
 y.backward()
@@ -74,20 +80,7 @@ print("y.grad_fn:", y.grad_fn.name())
 
 # %%
 if torch:
-    from torch.autograd import Function as TorchFunction
-
-    class TorchSquareAndDouble(TorchFunction):
-        """The article's SquareAndDouble, verbatim but for its name."""
-        @staticmethod
-        def forward(ctx, x):
-            ctx.save_for_backward(x)
-            return 2 * x * x
-
-        @staticmethod
-        def backward(ctx, grad_output):
-            (x,) = ctx.saved_tensors
-            return grad_output * 4 * x
-
+    TorchSquareAndDouble = square_and_double(torch.autograd.Function)
     t_x = torch.tensor([x.item()], requires_grad=True)
     t_y = TorchSquareAndDouble.apply(t_x)
     t_y.backward()
@@ -97,7 +90,7 @@ if torch:
 check("y = 2·x²", y, 2 * x.item() ** 2, pytorch=t_y if torch else "y = 18.0")
 check("x.grad = 4·x", x.grad, 4 * x.item(), pytorch=t_x.grad if torch else "x.grad = 12.0")
 check("the node's name: the class name + Backward", y.grad_fn.name(), "SquareAndDoubleBackward",
-      pytorch=live(t_y.grad_fn.name().replace("Torch", "")) if torch else "SquareAndDoubleBackward")
+      pytorch=live(t_y.grad_fn.name()) if torch else "SquareAndDoubleBackward")
 
 # %% [markdown]
 # Nothing checks that 4·x·g is the derivative of 2·x², unless you ask.
@@ -122,29 +115,9 @@ check("gradcheck(SquareAndDouble, float64)", passed, True,
 # the training would just be wrong:
 
 # %%
-class WrongSquare(mg.Function):
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return x * x
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        (x,) = ctx.saved_tensors
-        return grad_output * 3 * x     # wrong: d(x²)/dx = 2x
-
-
-x = mg.Value(1.0, requires_grad=True, label="x")
-y = WrongSquare.apply(x)
-y.backward()
-print("WrongSquare: y =", y.item(), "| x.grad =", x.grad, "(silently wrong)")
-
-# %% [markdown]
-# gradcheck catches it. PyTorch's `gradcheck`, on the same class written for PyTorch, raises the same error:
-
-# %%
-if torch:
-    class TorchWrongSquare(TorchFunction):
+def wrong_square(base):
+    """x² with a wrong backward, on ``base``: ``mg.Function`` or ``torch.autograd.Function``."""
+    class WrongSquare(base):
         @staticmethod
         def forward(ctx, x):
             ctx.save_for_backward(x)
@@ -153,10 +126,25 @@ if torch:
         @staticmethod
         def backward(ctx, grad_output):
             (x,) = ctx.saved_tensors
-            return grad_output * 3 * x
+            return grad_output * 3 * x     # wrong: d(x²)/dx = 2x
 
+    return WrongSquare
+
+
+WrongSquare = wrong_square(mg.Function)
+x = mg.Value(1.0, requires_grad=True, label="x")
+y = WrongSquare.apply(x)
+y.backward()
+print("WrongSquare: y =", y.item(), "| x.grad =", x.grad, "(silently wrong)")
+
+# %% [markdown]
+# gradcheck catches it. PyTorch's `gradcheck`, on the same class, raises the same error:
+
+# %%
+if torch:
     t_error = error_of(lambda: torch.autograd.gradcheck(
-        TorchWrongSquare.apply, (torch.tensor([1.0], dtype=torch.float64, requires_grad=True),)))
+        wrong_square(torch.autograd.Function).apply,
+        (torch.tensor([1.0], dtype=torch.float64, requires_grad=True),)))
 
 with raises("gradcheck(WrongSquare)", mg.autograd.GradcheckError,
             "Jacobian mismatch for output 0 with respect to input 0",
