@@ -11,9 +11,12 @@ NumPy is imported when a layer is made, not when ``mg.nn`` is imported.
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from .modules import ACTIVATIONS, MLP, Module
+
+if TYPE_CHECKING:  # (imported when a layer is made: ``import micrograd2.nn`` stays free of NumPy)
+    from ..tensors import Tensor
 
 __all__ = ["Linear", "TensorMLP"]
 
@@ -38,12 +41,12 @@ class Linear(Module):
             self.bias = tensor(rng.uniform(-bound, bound, nout), requires_grad=True, dtype=dtype, device=device)
             self.bias.label = "bias"
 
-    def forward(self, x: Any) -> Any:
+    def forward(self, x: Tensor) -> Tensor:
         from ..tensors.functional import linear
 
         return linear(x, self.weight, self.bias)
 
-    def parameters(self) -> list[Any]:
+    def parameters(self) -> list[Tensor]:
         return [self.weight] if self.bias is None else [self.weight, self.bias]
 
     def __repr__(self) -> str:
@@ -68,14 +71,14 @@ class TensorMLP(Module):
         for i, layer in enumerate(self.layers):
             layer.weight.label, layer.bias.label = f"l{i}.weight", f"l{i}.bias"  # type: ignore[union-attr]
 
-    def forward(self, x: Any) -> Any:
+    def forward(self, x: Tensor) -> Tensor:
         for layer in self.layers[:-1]:
             x = layer(x)
             if self.activation != "linear":
                 x = getattr(x, self.activation)()
         return self.layers[-1](x)
 
-    def parameters(self) -> list[Any]:
+    def parameters(self) -> list[Tensor]:
         return [p for layer in self.layers for p in layer.parameters()]
 
     @classmethod
