@@ -1,0 +1,77 @@
+"""How a grading run bounds itself (micrograd2/exercises/bounds.py): a CPU-time limit, a watchdog that stops
+the run at its limit saying where the student's code was, and an end as soon as the grader is gone."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from micrograd2.exercises import bounds
+
+ROOT = Path(__file__).resolve().parent.parent
+ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+
+def test_a_runner_notices_its_parent_is_gone_without_the_parent_death_signal(tmp_path: Path) -> None:
+    """The watchdog's own check (for systems without prctl): a runner whose parent exits ends within a second."""
+    code = ("import os, sys, time\n"
+            "from pathlib import Path\n"
+            "import micrograd2.exercises.bounds as b\n"
+            "b._die_with_parent = lambda: None\n"
+            "b.guard(60.0, Path('.'), lambda where: None)\n"
+            "open(sys.argv[1], 'w').write(str(os.getpid()))\n"
+            "while True:\n    pass\n")
+    pid_file = tmp_path / "pid"
+    parent = subprocess.Popen([sys.executable, "-c",
+                               "import subprocess, sys; subprocess.Popen(sys.argv[1:]); import time; time.sleep(3)",
+                               sys.executable, "-c", code, str(pid_file)],
+                              env=ENV)
+    parent.wait(timeout=30)
+    pid = int(pid_file.read_text())
+    deadline = time.monotonic() + 2
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(pid)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def test_a_runner_limits_its_cpu_time(tmp_path: Path) -> None:
+    resource = pytest.importorskip("resource")
+    code = ("import resource\nfrom pathlib import Path\nimport micrograd2.exercises.bounds as b\n"
+            "b.guard(2.0, Path('.'), lambda where: None)\nprint(resource.getrlimit(resource.RLIMIT_CPU)[0])\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env=ENV)
+    assert 0 < int(out.stdout) <= 10 and resource.RLIM_INFINITY != int(out.stdout)
+
+
+def test_at_its_limit_a_run_says_where_the_code_was_and_ends(tmp_path: Path) -> None:
+    student = tmp_path / "student.py"
+    student.write_text("def spin():\n    while True:\n        pass\n")
+    code = ("import sys\nfrom pathlib import Path\nimport micrograd2.exercises.bounds as b\n"
+            f"sys.path.insert(0, {str(tmp_path)!r})\n"
+            f"b.guard(0.5, Path({str(tmp_path)!r}), lambda where: print('where:', where, flush=True))\n"
+            "import student\nstudent.spin()\n")
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=ENV, timeout=60)
+    assert done.returncode == bounds.TIMED_OUT_EXIT and time.monotonic() - started < 10
+    assert done.stdout.strip() in ("where: student.py:2 in spin", "where: student.py:3 in spin")
+
+
+def test_where_names_the_innermost_frame_inside_the_workspace(tmp_path: Path) -> None:
+    assert bounds.where(sys._getframe(), tmp_path) == ""
+    here = Path(__file__).resolve()
+    line = sys._getframe().f_lineno
+    assert bounds.where(sys._getframe(), here.parent) == f"{here.name}:{line + 1} in " \
+        "test_where_names_the_innermost_frame_inside_the_workspace"
+    assert bounds.where(None, tmp_path) == ""
