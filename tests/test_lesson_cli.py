@@ -222,6 +222,17 @@ def test_a_script_that_crashes_exits_1_with_its_own_lines_only(tmp_path: Path) -
     assert "micrograd2/commands" not in result.output
 
 
+def test_an_anomaly_report_points_at_the_forward_call_in_the_script(tmp_path: Path) -> None:
+    script = tmp_path / "anomaly.py"
+    script.write_text("# %%\nimport micrograd2 as mg\n\nx = mg.Value(0.0, requires_grad=True)\n\n# %%\n"
+                      "with mg.detect_anomaly():\n    y = (x ** 2) ** 0.5\n    y.backward()\n", encoding="utf-8")
+    result = cli("run", str(script), "--no-trace", "--no-color")
+    assert result.exit_code == 1
+    report = result.output[result.output.index("Error detected in PowBackward0"):]
+    assert f'File "{script.resolve()}", line 8, in <module>' in report and "y = (x ** 2) ** 0.5" in report
+    assert f'File "{script.resolve()}", line 9, in <module>' in report  # the traceback: backward's line
+
+
 def test_run_path_of_a_file_that_does_not_exist_is_a_usage_error() -> None:
     result = cli("run", "no-such-lesson.py")
     assert result.exit_code == 2 and "there is no file 'no-such-lesson.py'" in result.output

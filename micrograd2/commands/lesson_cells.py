@@ -165,13 +165,25 @@ def _run_cell(cell: Cell, path: Path, namespace: dict[str, Any], narrator: Any, 
         finally:
             told = narrator.stop()
     for w in caught:
-        lines = str(w.message).rstrip().splitlines() or [""]
-        printer.write(f"  {w.category.__name__}: {lines[0]}", "warn")
+        for line in _warning_lines(w, path):
+            printer.write(line, "warn")
     if told and narrator.json:
         sys.stdout.write(told + "\n")
     elif told:
         printer.write(told)
     return stop
+
+
+def _warning_lines(w: warnings.WarningMessage, path: Path) -> list[str]:
+    """A warning in one line, then, if it quotes a stack (anomaly mode's forward call), the script's frames."""
+    lines = str(w.message).rstrip().splitlines() or [""]
+    shown = [f"  {w.category.__name__}: {lines[0]}"]
+    for i, line in enumerate(lines):
+        if i and line.strip().startswith(f'File "{path}"'):
+            shown.append(f"    {line.strip()}")
+            if i + 1 < len(lines):
+                shown.append(f"      {lines[i + 1].strip()}")
+    return shown
 
 
 @contextlib.contextmanager
