@@ -25,6 +25,13 @@ def on_floats(fn: type[TensorFunction]) -> Callable[[Any], Any]:
     return method
 
 
+def _output_kept(ctx: Any, op: str, x: Any) -> Any:
+    """``op(x)`` on the backend, kept for backward: these functions' derivatives are written in their output."""
+    out = backend(x).unary(op, x)
+    ctx.save_for_backward(out)
+    return out
+
+
 class Exp(TensorFunction):
     """eˣ.  Keeps its output: ∂/∂x = eˣ."""
 
@@ -33,9 +40,7 @@ class Exp(TensorFunction):
 
     @staticmethod
     def forward(ctx, x):
-        out = backend(x).unary("exp", x)
-        ctx.save_for_backward(out)
-        return out
+        return _output_kept(ctx, "exp", x)
 
     @staticmethod
     def backward(ctx, grad):
@@ -67,9 +72,7 @@ class Tanh(TensorFunction):
 
     @staticmethod
     def forward(ctx, x):
-        out = backend(x).unary("tanh", x)
-        ctx.save_for_backward(out)
-        return out
+        return _output_kept(ctx, "tanh", x)
 
     @staticmethod
     def backward(ctx, grad):
@@ -84,9 +87,7 @@ class Relu(TensorFunction):
 
     @staticmethod
     def forward(ctx, x):
-        out = backend(x).unary("relu", x)
-        ctx.save_for_backward(out)
-        return out
+        return _output_kept(ctx, "relu", x)
 
     @staticmethod
     def backward(ctx, grad):
@@ -102,9 +103,7 @@ class Sigmoid(TensorFunction):
 
     @staticmethod
     def forward(ctx, x):
-        out = backend(x).unary("sigmoid", x)
-        ctx.save_for_backward(out)
-        return out
+        return _output_kept(ctx, "sigmoid", x)
 
     @staticmethod
     def backward(ctx, grad):
@@ -119,9 +118,7 @@ class Sqrt(TensorFunction):
 
     @staticmethod
     def forward(ctx, x):
-        out = backend(x).unary("sqrt", x)
-        ctx.save_for_backward(out)
-        return out
+        return _output_kept(ctx, "sqrt", x)
 
     @staticmethod
     def backward(ctx, grad):
