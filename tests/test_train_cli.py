@@ -162,9 +162,10 @@ def test_the_bar_shows_a_dash_until_there_is_a_number() -> None:
     assert train._status({"loss": 0.25, "accuracy": 0.5}) == "loss 0.2500  training acc 50.0%"
 
 
-def test_a_diverging_run_gets_a_hint_to_lower_the_learning_rate() -> None:
+def test_a_diverging_run_gets_a_hint_to_lower_the_learning_rate(recwarn) -> None:
     pytest.importorskip("numpy")
     result = run(["train", "--samples", "20", "--steps", "5", "--lr", "1e6", "--device", "cpu"])
+    assert not [w for w in recwarn if "encountered" in str(w.message)]  # no NumPy overflow warnings
     assert result.exit_code == 0, result.output
     assert "final loss: nan" in result.output
     assert "What to do: lower it (--lr 0.1), or clip the gradients (--clip 1.0)" in result.output

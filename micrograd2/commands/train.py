@@ -3,7 +3,7 @@
 A thin shell over ``micrograd2.training.train``: options map one to one onto
 ``TrainConfig``'s fields.  Everything that can be checked is checked before
 training starts (the plot's folder, scikit-learn for digits, NumPy or pycuda and
-a GPU for ``--device``).  After the first step it says how long the run will
+a GPU for ``--device``).  After two steps it says how long the run will
 take (and, for a long scalar run, that ``--device cpu`` trains the same model
 on the Tensor engine); the summary's accuracy is on the training set.  Exit 0
 on success, 2 on a bad option, 1 on a failure, always with a one-line message.
@@ -14,6 +14,7 @@ import importlib.util
 import math
 import os
 import time
+import warnings
 from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,6 +33,7 @@ AMP_DTYPES = ("float16", "bfloat16")
 PLOT_SUFFIXES = (".png", ".pdf", ".svg", ".jpg", ".jpeg")
 SLOW_S = 10.0  # a scalar run longer than this gets the hint to use --device cpu
 NO_NUMBER = "—"
+NUMPY_NAN_WARNINGS = r"(overflow|invalid value|divide by zero) encountered"
 
 
 def _hidden(ctx: click.Context, param: click.Parameter, text: str) -> tuple[int, ...]:
@@ -136,27 +138,33 @@ def _check_can_run(config: TrainConfig, plot_path: Path | None) -> None:
 
 
 def _run(config: TrainConfig) -> TrainResult:
-    """Train with a progress bar, opened after the first step, once the time the run will take is known."""
+    """Train with a progress bar, opened once the time of one step is known (that of the second step:
+    the first also pays for imports and set-up)."""
     from .. import training
 
     click.echo(f"training on {config.dataset}: {config.samples} samples, {config.steps} steps, "
                f"{config.device} engine")
     status: dict[str, float | None] = {"loss": None, "accuracy": None}
-    started = time.perf_counter()
+    times = [time.perf_counter()]
     with ExitStack() as stack:
         bars: list[Any] = []
 
         def progress(step: int, loss: float, accuracy: float) -> None:
             status["loss"], status["accuracy"] = loss, accuracy
-            if not bars:
-                _estimate(config, time.perf_counter() - started)
+            times.append(time.perf_counter())
+            if bars:
+                bars[0].update(1, step)
+            elif step >= 2 or step == config.steps:
+                _estimate(config, times[-1] - times[-2])
                 bars.append(stack.enter_context(click.progressbar(
                     length=config.steps, label="training", item_show_func=lambda _: _status(status),
                     show_pos=True)))
-            bars[0].update(1, step)
+                bars[0].update(step, step)
 
         try:
-            return training.train(config, progress)
+            with warnings.catch_warnings():  # a diverging run's nan is said once, with a hint, in the summary
+                warnings.filterwarnings("ignore", NUMPY_NAN_WARNINGS, RuntimeWarning)
+                return training.train(config, progress)
         except (RuntimeError, ImportError) as exc:
             raise click.ClickException(" ".join(str(exc).split())) from None
 
@@ -169,9 +177,9 @@ def _status(status: dict[str, float | None]) -> str:
     return f"loss {loss_text}  training acc {accuracy_text}"
 
 
-def _estimate(config: TrainConfig, first_step_s: float) -> None:
-    """Say how long the whole run will take, from its first step; a long scalar run gets a hint."""
-    total = first_step_s * config.steps
+def _estimate(config: TrainConfig, step_s: float) -> None:
+    """Say how long the whole run will take, from the time of one step; a long scalar run gets a hint."""
+    total = step_s * config.steps
     click.echo(f"estimated time: {_duration(total)}")
     if total > SLOW_S and config.device == "scalar":
         click.echo("hint: --device cpu trains the same model on the Tensor engine (NumPy), far faster; "

@@ -52,7 +52,8 @@ def table(results: Sequence[ExerciseResult], width: int = 120) -> str:
 
 def diagnoses(results: Sequence[ExerciseResult], width: int = 120, verbose: bool = False) -> str:
     """Each failing exercise's diagnosis in full, wrapped to ``width``: the first failing test's (every
-    failing test's with ``verbose``), unless the table's row already showed all of it."""
+    failing test's with ``verbose``), unless the table's row already showed all of it or the exercise is
+    still a stub ("to do: …")."""
     title_width = max((len(r.title) for r in results), default=0)
     blocks = []
     for r in results:
@@ -60,7 +61,7 @@ def diagnoses(results: Sequence[ExerciseResult], width: int = 120, verbose: bool
             continue
         failing = [t for t in r.tests if t.outcome != PASSED]
         shown_whole = len(_row(r, title_width)) <= width and r.details in ("", r.summary)
-        if not verbose and shown_whole:
+        if not verbose and (shown_whole or r.summary.startswith("to do: ")):  # a stub: nothing to diagnose
             continue
         lines = [f"Exercise {r.number}, {r.title}:"]
         if verbose and failing:
