@@ -23,14 +23,19 @@ def test_a_runner_notices_its_parent_is_gone_without_the_parent_death_signal(tmp
             "import micrograd2.exercises.bounds as b\n"
             "b._die_with_parent = lambda: None\n"
             "b.guard(60.0, Path('.'), lambda where: None)\n"
-            "open(sys.argv[1], 'w').write(str(os.getpid()))\n"
+            "open(sys.argv[1] + '.tmp', 'w').write(str(os.getpid()))\n"
+            "os.replace(sys.argv[1] + '.tmp', sys.argv[1])\n"
             "while True:\n    pass\n")
     pid_file = tmp_path / "pid"
     parent = subprocess.Popen([sys.executable, "-c",
-                               "import subprocess, sys; subprocess.Popen(sys.argv[1:]); import time; time.sleep(3)",
+                               "import os, subprocess, sys, time\n"
+                               "subprocess.Popen(sys.argv[1:])\n"
+                               "deadline = time.monotonic() + 60\n"  # exit once the child is guarded
+                               "while not os.path.exists(sys.argv[-1]) and time.monotonic() < deadline:\n"
+                               "    time.sleep(0.05)\n",
                                sys.executable, "-c", code, str(pid_file)],
                               env=ENV)
-    parent.wait(timeout=30)
+    parent.wait(timeout=90)
     pid = int(pid_file.read_text())
     deadline = time.monotonic() + 2
     while _alive(pid) and time.monotonic() < deadline:
@@ -64,7 +69,7 @@ def test_at_its_limit_a_run_says_where_the_code_was_and_ends(tmp_path: Path) -> 
             "import student\nstudent.spin()\n")
     started = time.monotonic()
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=ENV, timeout=60)
-    assert done.returncode == bounds.TIMED_OUT_EXIT and time.monotonic() - started < 10
+    assert done.returncode == bounds.TIMED_OUT_EXIT and time.monotonic() - started < 30
     assert done.stdout.strip() in ("where: student.py:2 in spin", "where: student.py:3 in spin")
 
 

@@ -222,7 +222,7 @@ def test_sigterm_or_ctrl_c_stops_the_grader_at_once_and_every_runner(tmp_path: P
     sent = time.monotonic()
     grading.send_signal(signum)
     _, err = grading.communicate(timeout=10)
-    assert time.monotonic() - sent < 2
+    assert time.monotonic() - sent < 5  # at once: not after the exercises' time limits (3 s and more each)
     assert grading.returncode == 128 + signum
     assert "every running exercise was ended" in err.decode() and "Traceback" not in err.decode()
     assert wait_until_gone(workspace, 0.5) == []
