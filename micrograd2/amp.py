@@ -1,7 +1,7 @@
 """Mixed precision, emulated exactly: ``autocast`` (which ops run in which dtype) and ``GradScaler``.
 
-``autocast(dtype="float16")`` installs a policy in ``autograd.function`` that every
-op consults while the block is active (and nothing at all otherwise):
+``autocast(dtype="float16")`` sets this thread's autocast policy (``autograd.grad_mode``), which
+every op consults while the block is active (and nothing at all otherwise):
 
 * ops whose Function says ``autocast = "lowp"`` (``mg.dot``, so every Neuron; ``@``
   and ``Linear`` for Tensors) cast their floating inputs to the low-precision dtype;
@@ -37,7 +37,7 @@ import math
 from typing import Any, Callable, TypeVar
 
 from . import dtypes
-from .autograd import Variable, function
+from .autograd import Variable, grad_mode
 from .optim import grad_dtype, grad_is_finite, scale_grad_
 
 __all__ = ["GradScaler", "autocast", "autocast_float32", "get_autocast_dtype", "is_autocast_enabled",
@@ -69,12 +69,11 @@ class _Policy:
         """``inputs`` with every floating Variable not of ``dtype`` replaced by its cast (policy off meanwhile)."""
         if not any(_needs_cast(x, dtype) for x in inputs):
             return tuple(inputs)
-        active = function.autocast_policy
-        function.autocast_policy = None  # a cast is an op too: don't re-enter the policy
+        active = grad_mode.set_autocast_policy(None)  # a cast is an op too: don't re-enter the policy
         try:
             return tuple(self._cast_one(x, dtype) if _needs_cast(x, dtype) else x for x in inputs)
         finally:
-            function.autocast_policy = active
+            grad_mode.set_autocast_policy(active)
 
     def _cast_one(self, x: Any, dtype: str) -> Any:
         cache = self.cache
@@ -117,16 +116,14 @@ class autocast:
         self._prev: Any = None
 
     def __enter__(self) -> autocast:
-        self._prev = function.autocast_policy
+        policy = _Policy(self.dtype, autocast._cache if self.cache_enabled else None) if self.enabled else None
+        self._prev = grad_mode.set_autocast_policy(policy)
         if self.enabled:
             autocast._depth += 1
-            function.autocast_policy = _Policy(self.dtype, autocast._cache if self.cache_enabled else None)
-        else:
-            function.autocast_policy = None
         return self
 
     def __exit__(self, *exc: object) -> None:
-        function.autocast_policy = self._prev
+        grad_mode.set_autocast_policy(self._prev)
         if self.enabled:
             autocast._depth -= 1
             if autocast._depth == 0:
@@ -143,12 +140,12 @@ class autocast:
 
 def is_autocast_enabled() -> bool:
     """Is an autocast block active now?"""
-    return function.autocast_policy is not None
+    return grad_mode.autocast_policy() is not None
 
 
 def get_autocast_dtype() -> str | None:
     """The low-precision dtype of the active autocast block, or ``None``."""
-    policy = function.autocast_policy
+    policy = grad_mode.autocast_policy()
     return getattr(policy, "dtype", None)
 
 
@@ -158,7 +155,7 @@ def autocast_float32(*inputs: Any) -> tuple[Any, ...]:
     For composite ops such as the losses of ``mg.nn.functional``: each argument may be
     a Variable, a number, or a sequence of them.
     """
-    policy = function.autocast_policy
+    policy = grad_mode.autocast_policy()
     if policy is None:
         return inputs
     return tuple(_cast_nested(policy, x) for x in inputs)
@@ -178,7 +175,7 @@ def refuse_under_autocast(name: str, what_to_do: str) -> None:
     For the ops PyTorch's autocast bans (``binary_cross_entropy``): whatever its
     inputs' dtypes, such an op refuses to run under autocast.
     """
-    if function.autocast_policy is None:
+    if grad_mode.autocast_policy() is None:
         return
     raise RuntimeError(
         f"mg.nn.functional.{name} is unsafe to autocast "

@@ -13,7 +13,7 @@ import pytest
 
 import micrograd2 as mg
 from micrograd2.amp import GradScaler, autocast, get_autocast_dtype, is_autocast_enabled
-from micrograd2.autograd import function
+from micrograd2.autograd import grad_mode
 from micrograd2.nn import Neuron
 from micrograd2.nn.functional import (
     binary_cross_entropy,
@@ -169,12 +169,12 @@ def _path_to_leaf(node, leaf_name: str) -> list[str]:
 
 # -- autocast: the context manager ---------------------------------------------------------------------
 def test_autocast_sets_the_policy_only_while_active_and_restores_it_on_exceptions() -> None:
-    assert function.autocast_policy is None and not is_autocast_enabled()
+    assert grad_mode.autocast_policy() is None and not is_autocast_enabled()
     with pytest.raises(KeyError):
         with autocast("bfloat16"):
             assert is_autocast_enabled() and get_autocast_dtype() == "bfloat16"
             raise KeyError
-    assert function.autocast_policy is None and get_autocast_dtype() is None
+    assert grad_mode.autocast_policy() is None and get_autocast_dtype() is None
 
 
 def test_autocast_nests() -> None:
@@ -194,7 +194,7 @@ def test_autocast_works_as_a_decorator() -> None:
         return mg.dot([x], [x])
 
     assert forward(mg.Value(1.0)).dtype == "bfloat16"
-    assert function.autocast_policy is None
+    assert grad_mode.autocast_policy() is None
 
 
 def test_autocast_refuses_a_dtype_that_is_not_low_precision() -> None:
@@ -235,19 +235,19 @@ def test_the_casts_do_not_reenter_the_policy() -> None:
     seen: list[str] = []
     x = mg.Value(1.0, requires_grad=True)
     with autocast("float16"):
-        policy = function.autocast_policy
+        policy = grad_mode.autocast_policy()
 
         def spy(fn, inputs):
             seen.append(fn.__name__)
             return policy(fn, inputs)
 
-        function.autocast_policy = spy
+        grad_mode.set_autocast_policy(spy)
         try:
             mg.dot([x], [x])
-            assert function.autocast_policy is spy  # restored after the casts
+            assert grad_mode.autocast_policy() is spy  # restored after the casts
         finally:
-            function.autocast_policy = policy
-    assert seen == ["Dot"] and function.autocast_policy is None
+            grad_mode.set_autocast_policy(policy)
+    assert seen == ["Dot"] and grad_mode.autocast_policy() is None
 
 
 # -- GradScaler: scale ------------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """The backward walk: order, accumulation, buffers, freeing, deep graphs, errors."""
 from __future__ import annotations
 
+import math
 import sys
 
 import pytest
@@ -183,3 +184,41 @@ def test_a_graph_freed_by_reference_counting_without_the_cyclic_collector() -> N
         assert node() is None  # no reference cycle: freed at once
     finally:
         gc.enable()
+
+
+# -- with inputs, only the paths to them run (issue 13) --------------------------------------------------
+def test_grad_runs_only_the_nodes_on_a_path_to_its_inputs() -> None:
+    x = mg.Value(1.0, requires_grad=True)
+    h = x.exp()
+    y = h * h
+    assert mg.autograd.grad(y, [h]) == (2 * math.e,)
+    h.backward()  # exp's saved output was not freed: its node never ran
+    assert x.grad == pytest.approx(math.e)  # 2.718…, as torch
+
+
+def test_hooks_off_the_path_to_the_inputs_do_not_fire() -> None:
+    x = mg.Value(1.0, requires_grad=True)
+    w = mg.Value(2.0, requires_grad=True)
+    fired: list[str] = []
+    h = x * w
+    w.register_hook(lambda g: fired.append("w"))
+    h.register_hook(lambda g: fired.append("h"))
+    y = h.tanh() + w
+    mg.autograd.grad(y, [h])
+    assert fired == ["h"]
+    assert x.grad is None and w.grad is None
+
+
+def test_grad_with_an_input_beyond_another_runs_the_node_between() -> None:
+    x = mg.Value(0.5, requires_grad=True)
+    h = x.exp()
+    y = h * h
+    gh, gx = mg.autograd.grad(y, [h, x])
+    assert gh == 2 * math.exp(0.5) and gx == pytest.approx(2 * math.exp(1.0))
+
+
+def test_backward_with_inputs_accumulates_only_into_them() -> None:
+    x, w = mg.Value(3.0, requires_grad=True), mg.Value(2.0, requires_grad=True)
+    y = x * w
+    y.backward(inputs=[x])
+    assert x.grad == 2.0 and w.grad is None

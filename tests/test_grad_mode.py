@@ -163,3 +163,13 @@ def test_inference_mode_records_nothing_and_nests() -> None:
         return v * 2
 
     assert not f(x).requires_grad
+
+
+def test_autocast_state_is_thread_local_beside_grad_mode() -> None:
+    seen = []
+    with mg.autocast(dtype="bfloat16"):
+        t = threading.Thread(target=lambda: seen.append((mg.amp.is_autocast_enabled(), mg.Value(1.0).exp().dtype)))
+        t.start()
+        t.join()
+        here = mg.Value(1.0).exp().dtype
+    assert seen == [(False, "float64")] and here == "float32"

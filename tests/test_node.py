@@ -122,3 +122,74 @@ def test_an_input_saved_at_version_0_is_kept_as_itself_and_still_checked() -> No
     x.detach().add_(1)
     with pytest.raises(RuntimeError, match="is at version 1; expected version 0"):
         y.backward()
+
+
+# -- saved values are read at backward time (issue 13) ---------------------------------------------------
+def test_a_saved_output_is_read_at_backward_time_the_data_trap() -> None:
+    a = mg.Value(1.0, requires_grad=True)
+    b = a.exp()
+    b.data = 10.0  # bypasses autograd: the saved output is read as it is now, as in PyTorch
+    assert b.grad_fn.saved == (10.0,) and b.grad_fn.output == 10.0
+    b.backward()
+    assert a.grad == 10.0
+
+
+def test_a_saved_output_changed_in_place_still_raises_even_once_it_is_gone() -> None:
+    a = mg.Value(1.0, requires_grad=True)
+    b = a.exp()
+    b.mul_(2)  # in place on the saved output
+    with pytest.raises(RuntimeError, match=r"\[output\], which is output 0 of ExpBackward0, is at version 1"):
+        b.backward()
+    c = a.exp()
+    d = c + 1
+    c.detach().add_(1)
+    del c  # the output is gone, its version counter is not
+    with pytest.raises(RuntimeError, match="is at version 1; expected version 0"):
+        d.backward()
+
+
+def test_division_by_a_number_keeps_the_number_only() -> None:
+    x = mg.Value(2.0, requires_grad=True)
+    y = x / 4
+    assert y.grad_fn.saved == (None, 4)
+    x.detach().add_(1)  # x is not saved: harmless, as in PyTorch (E6)
+    y.backward()
+    assert x.grad == 0.25
+
+
+def test_ops_save_only_what_the_needed_gradients_use() -> None:
+    x, c = mg.Value(2.0, requires_grad=True), mg.Value(3.0)
+    assert (x ** c).grad_fn.saved[2] is None  # the output is needed only for the exponent's gradient
+    assert (c ** x).grad_fn.saved[1] is None
+    assert mg.dot([x], [c]).grad_fn.saved == (None, c)  # w's gradient needs x only
+
+
+def test_a_node_reaches_its_output_and_inputs_without_keeping_the_values() -> None:
+    x = mg.Value(2.0, requires_grad=True)
+    h = x * 3.0
+    y = (h + 1.0).tanh()
+    mul = h.grad_fn
+    del h
+    assert mul.output == 6.0 and mul.inputs == (2.0, 3.0)
+    assert y.grad_fn.inputs == (7.0,) and y.grad_fn.next_functions[0][0].inputs == (6.0, None)
+    assert x.grad_fn is None and mul.next_functions[0][0].output == 2.0  # AccumulateGrad: the leaf's data
+
+
+def test_gradient_edge_is_the_grad_fn_or_the_one_accumulator_of_a_leaf() -> None:
+    x = mg.Value(1.0, requires_grad=True)
+    edge = mg.autograd.gradient_edge(x)
+    assert edge.name() == "AccumulateGrad" and mg.autograd.gradient_edge(x) is edge and edge.variable is x
+    y = x * 2
+    assert mg.autograd.gradient_edge(y) is y.grad_fn and y.grad_fn.next_functions[0][0] is edge
+
+
+def test_saved_entries_name_the_role_of_each_saved_item() -> None:
+    x = mg.Value(2.0, requires_grad=True)
+    y = x * 3.0
+    z = y.exp()
+    assert y.grad_fn.saved_entries() == (("other", None, None), ("other", None, 3.0))
+    (role, variable, value), = z.grad_fn.saved_entries()
+    assert role == "output" and variable is z and value == z.data
+    assert (x * x).grad_fn.saved_entries() == (("input", x, 2.0), ("input", x, 2.0))
+    z.backward()
+    assert z.grad_fn.saved_entries() == FREED

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import micrograd2 as mg
-from micrograd2.autograd import engine, events
+from micrograd2.autograd import events
 from micrograd2.tensors import Tensor
 
 
@@ -459,8 +459,11 @@ def test_bfloat16_values_are_rounded_to_8_significant_bits() -> None:
     assert x.grad.dtype == "bfloat16" and x.grad.item() == 0.333984375  # 1/3 in bfloat16
 
 
-def test_array_gradients_have_a_registered_rounder() -> None:
-    assert np.ndarray in engine.gradient_rounders
+def test_the_tensor_engine_rounds_and_adds_its_gradients_itself() -> None:
+    g = Tensor._round_gradient(np.array([1.0 / 3.0]), "float16")
+    assert g.dtype == np.float16 and Tensor._round_gradient(g, "float16") is g
+    total = Tensor._add_gradients(np.array(1.0, dtype=np.float32), np.array(2.0, dtype=np.float32))
+    assert isinstance(total, np.ndarray) and total.shape == () and total == 3.0  # not a NumPy scalar
 
 
 # -- events ------------------------------------------------------------------------------------------------

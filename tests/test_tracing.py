@@ -229,9 +229,10 @@ def test_graph_built_before_the_trace_is_still_named() -> None:
     with mg.trace() as t:
         y.backward()
     b = t.backward_events()
-    assert [(e.node_id, e.output) for e in b] == [("TanhBackward0#1", None), ("MulBackward0#1", None)]
+    # no forward record, yet each node reaches its output and its inputs (issue 16 §3)
+    assert [(e.node_id, e.output) for e in b] == [("TanhBackward0#1", math.tanh(4.0)), ("MulBackward0#1", 4.0)]
     assert b[1].grad_inputs[0][0] == "x"
-    assert b[0].inputs == ()  # no forward record: the inputs' values are unknown
+    assert [v for _, v in b[0].inputs] == [4.0] and b[1].inputs == (("x", 2.0), ("x", 2.0))
 
 
 # -- on and off ---------------------------------------------------------------------------------------
@@ -388,8 +389,9 @@ def test_a_tracer_started_during_a_backward_pass_records_what_it_can() -> None:
     y.register_hook(lambda g: t.__enter__() and None)  # start recording halfway through
     (y + 1.0).backward()
     t.__exit__(None, None, None)
-    # the walk decided at its start that nobody listened: only hooks and .grad writes are still announced
-    assert [(e.kind, e.pass_no, e.label) for e in t.events] == [("hook", 1, "v1"), ("accumulate", 1, "x")]
+    # from the hook on, the walk's announcements are recorded (the pass's start was not)
+    assert [(e.kind, e.pass_no, e.label) for e in t.events] == [
+        ("hook", 1, "v1"), ("backward", 1, "v1"), ("free", 1, "v1"), ("accumulate", 1, "x")]
     assert t.errors == [] and len(t.passes) == 1 and t.passes[0].roots == ()
     assert "backward pass 1 (begun before the trace started)" in t.narrate(color=False)
     assert not events.listening

@@ -19,14 +19,13 @@ from .grad_mode import (
     set_grad_enabled,
 )
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
-from .node import AccumulateGrad, Node
+from .node import AccumulateGrad, Node, gradient_edge
 from .variable import Variable
 
 __all__ = [
     "AccumulateGrad", "Function", "GradcheckError", "Node", "Variable", "backward", "detect_anomaly",
-    "enable_grad", "grad", "gradcheck", "gradgradcheck", "inference_mode", "is_anomaly_enabled", "is_grad_enabled",
-    "is_inference_mode_enabled", "no_grad",
-    "set_detect_anomaly", "set_grad_enabled",
+    "enable_grad", "grad", "gradcheck", "gradgradcheck", "gradient_edge", "inference_mode", "is_anomaly_enabled",
+    "is_grad_enabled", "is_inference_mode_enabled", "no_grad", "set_detect_anomaly", "set_grad_enabled",
 ]
 
 

@@ -1,16 +1,20 @@
 """The backward walk: one pass over the graph, in reverse topological order, without recursion.
 
 1. Count, for every node reachable from the roots, how many edges bring it a
-   gradient (an explicit stack, never recursion: 10^6-node graphs work).
+   gradient (an explicit stack, never recursion: 10^6-node graphs work).  With
+   ``inputs`` (``autograd.grad``, ``backward(inputs=…)``) only the nodes on a path
+   to them count: the rest of the graph is not run, as in PyTorch.
 2. Keep the gradients of non-leaves in a buffer local to this call; a node is
    *ready* once every edge into it has delivered.
 3. Among ready nodes, visit the one created last first (a priority on creation
    order, as PyTorch's CPU engine); a leaf's ``AccumulateGrad`` runs as soon as
    its gradient is complete.
-4. Visiting a node runs its hooks, then its Function's ``backward``, sends each
-   input its gradient, and (without ``retain_graph``) frees what it saved.
+4. ``visit`` runs the node's hooks, then its Function's ``backward``, announces
+   it, and (without ``retain_graph``) frees what it saved.
 
 Only leaves that require grad (and ``retain_grad()`` Values) get ``.grad``.
+What an engine adds to this — rounding a gradient to a dtype, adding two
+gradients — it provides as methods of its Variable class.
 """
 from __future__ import annotations
 
@@ -19,7 +23,7 @@ from typing import Any, Iterable
 
 from ..dtypes import FLOAT64  # the dtype whose gradients are never rounded
 from . import anomaly, events, grad_mode
-from .node import FREED, HOOKS, AccumulateGrad, Node
+from .node import FREED, HOOKS, AccumulateGrad, Node, gradient_edge
 from .variable import Variable, _RetainGrad
 
 NO_GRAD_FN = (
@@ -27,14 +31,6 @@ NO_GRAD_FN = (
     "What to do: make sure a leaf it was computed from has requires_grad=True and that it was not "
     "computed under no_grad() or from a detach()ed value."
 )
-
-# Rounding a gradient to its Value's dtype: functions by gradient type, registered by the engines
-# (float -> micrograd2.dtypes.round_to).  float64 gradients never reach them.
-gradient_rounders: dict[type, Any] = {}
-
-# Turning a sum of two gradients of one type back into that type, where adding changes it (NumPy adds
-# two 0-d arrays up to a NumPy scalar): functions by gradient type, registered by the engines.
-gradient_types: dict[type, Any] = {}
 
 
 def run_backward(roots: Iterable[Any], grads: Iterable[Any], retain_graph: bool | None = None,
@@ -48,161 +44,155 @@ def run_backward(roots: Iterable[Any], grads: Iterable[Any], retain_graph: bool 
     if retain_graph is None:
         retain_graph = create_graph
     roots = tuple(roots)
+    engine = type(roots[0])  # the Variable class whose graph this is: it rounds and adds gradients
     if create_graph:  # a recorded backward computes on Values/Tensors from its very first gradient
         grads = [g if isinstance(g, Variable) else root._wrap(g, root.dtype, None) for root, g in zip(roots, grads)]
     starts = [(_start_node(root), g) for root, g in zip(roots, grads)]
     captures = _capture_points(inputs) if inputs is not None else None
     pass_no = events.next_pass_number()
     if events.listening:
-        events.emit("backward_start", roots=tuple(roots), grads=tuple(g for _, g in starts), pass_no=pass_no)
+        events.emit("backward_start", roots=roots, grads=tuple(g for _, g in starts), pass_no=pass_no)
+    watched = captures is not None or events.listening or anomaly.enabled or bool(HOOKS.data)  # type: ignore
+    walk = engine._unwatched_walk if not watched and engine._unwatched_walk is not None else Walk
     failed = True
     try:
         with grad_mode.set_grad_enabled(create_graph):
-            captured = _walk(starts, retain_graph, captures, pass_no)
+            captured = walk(engine, starts, retain_graph, captures, pass_no).run()
         failed = False
     finally:
         if events.listening:
             events.emit("backward_end", pass_no=pass_no, failed=failed)
     if inputs is None:
         return None
-    return _collect(inputs, captures, captured, allow_unused)
+    return _collect(inputs, captured, allow_unused)
 
 
 def _start_node(root: Any) -> Node:
-    node = root.grad_fn
-    if node is None:
-        if not root.requires_grad:
-            raise RuntimeError(NO_GRAD_FN)
-        node = root._accumulator or root._make_accumulator()
-    return node
+    if root.grad_fn is None and not root.requires_grad:
+        raise RuntimeError(NO_GRAD_FN)
+    return gradient_edge(root)
 
 
-def count_dependencies(starts: Iterable[Node]) -> dict[Node, int]:
-    """For each node reachable from ``starts``: how many edges lead into it."""
+def count_dependencies(starts: Iterable[Node], keep: dict[Node, Any] | None = None) -> dict[Node, int]:
+    """For each node that backward will reach from ``starts``: how many edges lead into it
+    (only nodes in ``keep``, when given: those on a path to ``autograd.grad``'s inputs)."""
     deps: dict[Node, int] = {}
-    stack = list(starts)
+    stack = [node for node in starts if keep is None or node in keep]
     for node in stack:
-        deps.setdefault(node, 0)
-    pop, push, seen = stack.pop, stack.append, deps.get
+        deps[node] = 0
     while stack:
-        for nxt in pop()._next:
-            if nxt is not None:
-                count = seen(nxt)
-                if count is None:
-                    deps[nxt] = 1
-                    push(nxt)
-                else:
-                    deps[nxt] = count + 1
+        for nxt in stack.pop()._next:
+            if nxt is None or (keep is not None and nxt not in keep):
+                continue
+            if nxt not in deps:
+                deps[nxt] = 0
+                stack.append(nxt)
+            deps[nxt] += 1
     return deps
 
 
-def _walk(starts: list[tuple[Node, Any]], retain_graph: bool, captures: dict[Node, Any] | None,
-          pass_no: int) -> dict[Node, Any]:
-    deps = count_dependencies(node for node, _ in starts)
-    buffer: dict[Node, Any] = {}  # gradients waiting: for more edges to deliver, or in ``ready``
-    node: Any
-    for node, g in starts:  # a seed is a gradient too: rounded to its root's dtype (and so is a sum of two)
+def on_paths(starts: Iterable[Node], targets: Iterable[Node]) -> dict[Node, bool]:
+    """The nodes from which a target can be reached (the targets too), each with whether it runs:
+    a target is only captured, unless another target lies beyond it."""
+    consumers: dict[Node, list[Node]] = {}
+    stack = list(starts)
+    seen = set(stack)
+    while stack:
+        node = stack.pop()
+        for nxt in node._next:
+            if nxt is not None:
+                consumers.setdefault(nxt, []).append(node)
+                if nxt not in seen:
+                    seen.add(nxt)
+                    stack.append(nxt)
+    keep = {target: False for target in targets if target in seen}
+    stack = list(keep)
+    while stack:
+        for parent in consumers.get(stack.pop(), ()):
+            if parent not in keep:
+                stack.append(parent)
+            keep[parent] = True  # it runs: a target lies beyond it
+    return keep
+
+
+class Walk:
+    """One backward pass: the algorithm of the module docstring, with ``visit`` the one place where a
+    node is run (hooks, captures, ``backward``, anomaly checks, events, freeing)."""
+
+    def __init__(self, engine: type, starts: list[tuple[Node, Any]], retain_graph: bool,
+                 captures: dict[Node, int] | None, pass_no: int) -> None:
+        self.engine, self.retain_graph, self.captures, self.pass_no = engine, retain_graph, captures, pass_no
+        self.captured: dict[Node, Any] = {}
+        roots = [node for node, _ in starts]
+        self.runs = None if captures is None else on_paths(roots, captures)  # None: the whole graph runs
+        self.deps = count_dependencies(roots, self.runs)
+        self.buffer: dict[Node, Any] = {}  # gradients waiting for more edges to deliver, or their visit
+        for node, grad in starts:  # a seed is a gradient too
+            if node in self.deps:
+                self.deliver(node, grad)
+
+    def run(self) -> dict[Node, Any]:
+        """Visit every node in order; return the gradients captured for ``autograd.grad``."""
+        ready = [(-node._seq, node) for node, count in self.deps.items() if count == 0]
+        heapq.heapify(ready)
+        while ready:
+            node = heapq.heappop(ready)[1]
+            grads = self.visit(node, self.buffer.pop(node, None))
+            for nxt, grad in zip(node._next, grads):
+                if nxt is None or nxt not in self.deps:
+                    continue
+                self.deliver(nxt, grad)
+                self.deps[nxt] -= 1
+                if self.deps[nxt] == 0:  # complete: a leaf's accumulation runs now, other nodes queue
+                    if type(nxt) is AccumulateGrad:
+                        self.visit(nxt, self.buffer.pop(nxt, None))
+                    else:
+                        heapq.heappush(ready, (-nxt._seq, nxt))
+        return self.captured
+
+    def deliver(self, node: Node, grad: Any) -> None:
+        """Add ``grad`` (rounded to the node's dtype) into the node's buffered gradient."""
+        if grad is None:
+            return
+        engine = self.engine
         if node._dtype != FLOAT64:
-            g = _round(g, node._dtype)
-        if node in buffer:
-            earlier = buffer[node]
-            g = _typed_like(earlier, earlier + g)
+            grad = engine._round_gradient(grad, node._dtype)  # type: ignore[attr-defined]
+        if node in self.buffer:
+            grad = engine._add_gradients(self.buffer[node], grad)  # type: ignore[attr-defined]
             if node._dtype != FLOAT64:
-                g = _round(g, node._dtype)
-        buffer[node] = g
-    ready: list[tuple[float, Any]] = [(-node._seq, node) for node in buffer if deps[node] == 0]
-    heapq.heapify(ready)
-    captured: dict[Node, Any] = {}
-    listening = events.listening
-    watched = bool(HOOKS.data) or captures is not None or listening or anomaly.enabled  # type: ignore[attr-defined]
-    pop = heapq.heappop
-    node = pop(ready)[1] if ready else None
-    grad = buffer.pop(node, None)
-    while node is not None:
-        if type(node) is AccumulateGrad:  # a root that is a leaf (other leaves are done on arrival)
+                grad = engine._round_gradient(grad, node._dtype)  # type: ignore[attr-defined]
+        self.buffer[node] = grad
+
+    def visit(self, node: Any, grad: Any) -> tuple[Any, ...]:
+        """Run ``node`` on its complete gradient ``grad`` (``None``: none reached it); return one
+        gradient per input."""
+        if grad is not None and HOOKS.data and node in HOOKS:  # type: ignore[attr-defined]
+            grad = run_hooks(node, grad, node.variable if type(node) is AccumulateGrad else None)
+        if self.captures is not None and node in self.captures:  # autograd.grad: report the gradient
             if grad is not None:
-                _accumulate(node, grad, captures, captured)
-            grads: tuple[Any, ...] = ()
-        elif grad is None:  # no gradient reached this node: its inputs get none either
-            grads = (None,) * len(node._next)
-        elif watched:  # hooks, autograd.grad's captures, a tracer or anomaly mode: the full visit
-            grads = _visit_watched(node, grad, captures, captured, listening, pass_no)
+                self.captured[node] = grad
+            if not self.runs[node]:  # type: ignore[index]  # no other input lies beyond it
+                return ()
+        if type(node) is AccumulateGrad:
+            if grad is not None and node.variable is not None:
+                accumulate_into(node.variable, grad, node)
+            return ()
+        if grad is None:  # no gradient reached this node: its inputs get none either
+            grads: tuple[Any, ...] = (None,) * len(node._next)
         else:
-            grads = node._backward(node, grad)
-            if type(grads) is not tuple:  # one input: a bare gradient is allowed
-                grads = (grads,)
-            if len(grads) != len(node._next):
-                grads = _checked(node, grads)
-        if not retain_graph and node._saved:
-            if listening:
+            grads = checked(node, node._fn.backward(node, grad))
+            if events.listening:
+                events.emit("visit", node=node, grad_output=grad, grad_inputs=grads, pass_no=self.pass_no)
+        if not self.retain_graph and node._saved:
+            if events.listening:
                 events.emit("free", node=node, saved=node.saved)
             node._saved = FREED
-        # Send each input its gradient.  A node whose last edge just delivered is ready; if it is
-        # the only one ready, it is visited next without a trip through the heap (a chain's case).
-        only = only_grad = None
-        for nxt, g in zip(node._next, grads):
-            if nxt is None:
-                continue
-            if g is not None and nxt._dtype != FLOAT64:
-                g = _round(g, nxt._dtype)
-            if buffer and nxt in buffer:  # other edges delivered before: add up
-                earlier = buffer.pop(nxt)
-                if g is None:
-                    g = earlier
-                else:
-                    total = earlier + g
-                    g = total if type(total) is type(earlier) else _typed_like(earlier, total)
-                    if nxt._dtype != FLOAT64:
-                        g = _round(g, nxt._dtype)
-            left = deps[nxt] - 1
-            if left:
-                deps[nxt] = left
-                if g is not None:
-                    buffer[nxt] = g
-            elif type(nxt) is AccumulateGrad:
-                if g is not None:
-                    _accumulate(nxt, g, captures, captured)
-            elif only is None and not ready:
-                only, only_grad = nxt, g
-            else:
-                if only is not None:
-                    _enqueue(ready, buffer, only, only_grad)
-                    only = None
-                _enqueue(ready, buffer, nxt, g)
-        if only is not None:
-            node, grad = only, only_grad
-        elif ready:
-            node = pop(ready)[1]
-            grad = buffer.pop(node, None)
-        else:
-            node = None
-    return captured
+        return grads
 
 
-def _enqueue(ready: list[tuple[float, Any]], buffer: dict[Node, Any], node: Node, grad: Any) -> None:
-    """Put a ready ``node`` on the heap (the one created last comes out first), its gradient in ``buffer``."""
-    if grad is not None:
-        buffer[node] = grad
-    heapq.heappush(ready, (-node._seq, node))
-
-
-def _visit_watched(node: Any, grad: Any, captures: dict[Node, Any] | None, captured: dict[Node, Any],
-                   listening: bool, pass_no: int) -> tuple[Any, ...]:
-    """Visit ``node`` with everything that may watch it: hooks, captures, anomaly checks, the tracer
-    (``listening``: whether one listened when the walk began)."""
-    if HOOKS.data and node in HOOKS:  # type: ignore[attr-defined]
-        grad = _run_hooks(node, grad, None)
-    if captures is not None and node in captures:
-        captured[node] = grad
-    grads = _checked(node, node._backward(node, grad))
-    if listening:
-        events.emit("visit", node=node, grad_output=grad, grad_inputs=grads, pass_no=pass_no)
-    return grads
-
-
-def _checked(node: Any, grads: Any) -> tuple[Any, ...]:
+def checked(node: Any, grads: Any) -> tuple[Any, ...]:
     """What ``node``'s backward returned, as a tuple of one gradient per input (or an error)."""
-    if type(grads) is not tuple:
+    if type(grads) is not tuple:  # one input: a bare gradient is allowed
         grads = (grads,)
     if len(grads) != len(node._next):
         raise RuntimeError(
@@ -215,7 +205,8 @@ def _checked(node: Any, grads: Any) -> tuple[Any, ...]:
     return grads
 
 
-def _run_hooks(node: Node, grad: Any, variable: Any) -> Any:
+def run_hooks(node: Node, grad: Any, variable: Any) -> Any:
+    """Run the hooks registered on ``node`` on ``grad``; a hook's non-None result replaces it."""
     for hook in tuple(node._hooks or ()):
         result = hook(grad)
         if events.listening and not isinstance(hook, _RetainGrad):
@@ -226,19 +217,6 @@ def _run_hooks(node: Node, grad: Any, variable: Any) -> Any:
     return grad
 
 
-def _accumulate(node: AccumulateGrad, grad: Any, captures: dict[Node, Any] | None,
-                captured: dict[Node, Any]) -> None:
-    leaf = node.variable
-    if HOOKS.data and node in HOOKS:  # type: ignore[attr-defined]
-        grad = _run_hooks(node, grad, leaf)
-    if captures is not None:  # autograd.grad: report, don't touch .grad
-        if node in captures:
-            captured[node] = grad
-        return
-    if leaf is not None:
-        accumulate_into(leaf, grad, node)
-
-
 def accumulate_into(variable: Any, grad: Any, node: Any) -> None:
     """``variable.grad += grad`` (``.grad`` is set to a fresh copy the first time)."""
     old = variable._grad
@@ -247,25 +225,14 @@ def accumulate_into(variable: Any, grad: Any, node: Any) -> None:
     else:
         new = old + grad
         if variable.dtype != FLOAT64:
-            new = _round(new, variable.dtype)
+            new = variable._round_gradient(new, variable.dtype)
     variable._grad = new
     if events.listening:
         events.emit("accumulate", node=node, variable=variable, old=old, new=new)
 
 
-def _typed_like(gradient: Any, total: Any) -> Any:
-    """``total``, a sum of ``gradient`` and another, turned back into ``gradient``'s type if adding changed it."""
-    restore = gradient_types.get(type(gradient))
-    return total if restore is None or type(total) is type(gradient) else restore(total)
-
-
-def _round(g: Any, dtype: str) -> Any:
-    rounder = gradient_rounders.get(type(g))
-    return rounder(g, dtype) if rounder is not None else g
-
-
-def _capture_points(inputs: tuple[Any, ...]) -> dict[Node, Any]:
-    points: dict[Node, Any] = {}
+def _capture_points(inputs: tuple[Any, ...]) -> dict[Node, int]:
+    points: dict[Node, int] = {}
     for i, x in enumerate(inputs):
         if not x.requires_grad:
             raise RuntimeError(
@@ -273,16 +240,14 @@ def _capture_points(inputs: tuple[Any, ...]) -> dict[Node, Any]:
                 f"What to do: input {i} has requires_grad=False; differentiate with respect to a Value that "
                 "requires grad."
             )
-        node = x.grad_fn or x._accumulator or x._make_accumulator()
-        points[node] = i
+        points[gradient_edge(x)] = i
     return points
 
 
-def _collect(inputs: tuple[Any, ...], captures: dict[Node, Any] | None, captured: dict[Node, Any],
-             allow_unused: bool) -> tuple[Any, ...]:
+def _collect(inputs: tuple[Any, ...], captured: dict[Node, Any], allow_unused: bool) -> tuple[Any, ...]:
     result: list[Any] = []
     for i, x in enumerate(inputs):
-        node = x.grad_fn or x._accumulator
+        node = gradient_edge(x)
         if node not in captured:
             if not allow_unused:
                 raise RuntimeError(

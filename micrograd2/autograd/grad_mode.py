@@ -1,9 +1,14 @@
-"""Grad mode: whether the ops being run now are recorded for backward.
+"""Grad mode and autocast state: per-thread switches that ``Function.apply`` reads for every op.
+
+Grad mode says whether the ops being run now are recorded for backward.
 
 ``no_grad``, ``enable_grad``, ``inference_mode`` and ``set_grad_enabled`` work as
 context managers and as decorators (of functions and generators; the first three
 also bare, ``@no_grad``), nest, restore the previous mode on exceptions, and are
 thread-local, exactly as in PyTorch.
+
+The autocast state (which casts ``mg.autocast`` wants inserted) lives beside it,
+thread-local too: ``micrograd2.amp`` sets it with ``set_autocast_policy``.
 """
 from __future__ import annotations
 
@@ -15,36 +20,33 @@ from typing import Any, Callable, Generator, TypeVar
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-class _GradState(threading.local):
-    enabled = True
-    inference = False
+class _ThreadState(threading.local):
+    grad_enabled = True  # are ops recorded?
+    inference = False  # inside inference_mode()?
+    autocast: Any = None  # the active autocast policy, ``policy(fn, inputs) -> inputs``, or None
 
 
-state = _GradState()  # this thread's mode: read it as ``on_everywhere or state.enabled``
-
-# True while no thread has grad mode off (the usual case): then the hot paths need no
-# thread-local lookup, only this one global read.
-on_everywhere = True
-_threads_off = 0
-_lock = threading.Lock()
+state = _ThreadState()  # this thread's switches
 
 
 def is_grad_enabled() -> bool:
     """True when new ops are recorded in the graph."""
-    return on_everywhere or state.enabled
+    return state.grad_enabled
 
 
 def _set_enabled(mode: bool) -> None:
-    """Set this thread's grad mode (and keep ``on_everywhere`` true to the state of all threads)."""
-    global on_everywhere, _threads_off
-    with _lock:
-        was = state.enabled
-        if was and not mode:
-            _threads_off += 1
-        elif mode and not was:
-            _threads_off -= 1
-        state.enabled = mode
-        on_everywhere = _threads_off == 0
+    state.grad_enabled = mode
+
+
+def autocast_policy() -> Any:
+    """The autocast policy active in this thread, or ``None``."""
+    return state.autocast
+
+
+def set_autocast_policy(policy: Any) -> Any:
+    """Make ``policy`` (or ``None``) this thread's autocast policy; return the previous one."""
+    previous, state.autocast = state.autocast, policy
+    return previous
 
 
 class _GradModeContext:
@@ -54,7 +56,7 @@ class _GradModeContext:
     _mode: bool
 
     def __enter__(self) -> None:
-        self._prev = state.enabled
+        self._prev = state.grad_enabled
         _set_enabled(self._mode)
 
     def __exit__(self, *exc: object) -> None:
@@ -143,7 +145,7 @@ class inference_mode(_GradModeContext):
         self._on = bool(mode)
 
     def __enter__(self) -> None:
-        self._prev = state.enabled
+        self._prev = state.grad_enabled
         self._prev_inference = state.inference
         if self._on:
             _set_enabled(False)
@@ -167,7 +169,7 @@ class set_grad_enabled(_GradModeContext):
 
     def __init__(self, mode: bool) -> None:
         self._mode = bool(mode)
-        self._prev = state.enabled
+        self._prev = state.grad_enabled
         _set_enabled(self._mode)
 
     def __enter__(self) -> None:

@@ -12,7 +12,7 @@ import weakref
 from typing import Any, Callable
 
 from . import grad_mode
-from .node import VARIABLE_TYPES, AccumulateGrad, VersionCounter, _HookHandle
+from .node import AccumulateGrad, VersionCounter, _HookHandle, gradient_edge
 
 LEAF_IN_PLACE = (
     "a leaf Variable that requires grad is being used in an in-place operation.\n"
@@ -21,8 +21,9 @@ LEAF_IN_PLACE = (
 
 
 class Variable:
-    """Base class of ``Value`` and ``Tensor``.  Subclasses provide ``_wrap``, ``_promote``,
-    ``_seed`` and the data-level in-place update ``_assign``."""
+    """Base class of ``Value`` and ``Tensor``.  An engine's subclass provides what the core needs of it
+    (below): ``_wrap``, ``_promote``, ``_seed``, ``_as_grad``, the data-level in-place update
+    ``_assign``, and where its gradients need it, ``_round_gradient`` and ``_add_gradients``."""
 
     __slots__ = (
         "data", "_grad", "grad_fn", "_requires_grad", "label", "dtype",
@@ -38,11 +39,11 @@ class Variable:
     _accumulator: AccumulateGrad | None
     _version_counter: VersionCounter | None
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        VARIABLE_TYPES.add(cls)  # so saved_tensors recognises a saved input of this kind
+    # The walk used for this engine's graphs when nothing watches it (no hooks, tracer, anomaly mode or
+    # autograd.grad): None for the reference walk; an engine may choose one of the speed layer's at import.
+    _unwatched_walk: Any = None
 
-    # -- engine-specific hooks (overridden by Value and Tensor) ------------------------------
+    # -- what an engine provides (Value and Tensor override these) -------------------------------
     @classmethod
     def _wrap(cls, data: Any, dtype: Any, grad_fn: Any) -> Variable:
         """A new result holding ``data`` rounded to ``dtype``, made by ``grad_fn`` (or a leaf)."""
@@ -61,6 +62,20 @@ class Variable:
     def _seed(self, gradient: Any) -> Any:
         """The gradient a backward from this Variable starts with."""
         raise NotImplementedError
+
+    def _as_grad(self, grad: Any) -> Any:
+        """What ``.grad`` holds for the gradient ``grad`` of the walk (a fresh copy)."""
+        raise NotImplementedError
+
+    @classmethod
+    def _round_gradient(cls, grad: Any, dtype: str) -> Any:
+        """The gradient ``grad`` rounded to ``dtype`` (never called for float64)."""
+        return grad
+
+    @classmethod
+    def _add_gradients(cls, a: Any, b: Any) -> Any:
+        """``a + b`` for two gradients of one Variable, of ``a``'s type."""
+        return a + b
 
     # -- flags ------------------------------------------------------------------------------------
     @property
@@ -117,10 +132,6 @@ class Variable:
         counter = self._version_counter
         return counter.value if counter is not None else 0
 
-    def _make_accumulator(self) -> AccumulateGrad:
-        acc = self._accumulator = AccumulateGrad(self)
-        return acc
-
     # -- autograd ---------------------------------------------------------------------------------
     def backward(self, gradient: Any = None, retain_graph: bool | None = None,
                  create_graph: bool = False, inputs: Any = None) -> None:
@@ -132,7 +143,7 @@ class Variable:
         With ``inputs`` (a Variable or a sequence of them), only their ``.grad``
         is accumulated, leaves or not, as PyTorch's ``backward(inputs=…)``.
         """
-        from .engine import accumulate_into, run_backward
+        from .engine import accumulate_into, run_backward  # (the walk needs this module: imported late)
 
         seed = self._seed(gradient)
         if inputs is None:
@@ -170,7 +181,7 @@ class Variable:
                 "cannot register a hook on a tensor that doesn't require gradient\n"
                 "What to do: set requires_grad=True on the leaf first."
             )
-        node = self.grad_fn or self._accumulator or self._make_accumulator()
+        node = gradient_edge(self)
         if self.grad_fn is not None and node._hooks:  # keep retain_grad last, as PyTorch does
             hooks = node._hooks
             retain = [h for h in hooks if isinstance(h, _RetainGrad)]
@@ -195,7 +206,7 @@ class Variable:
         ``AddBackward0``), which is refused on a leaf that requires grad; under
         ``no_grad`` only the data changes (how optimizers update parameters).
         """
-        recording = grad_mode.on_everywhere or grad_mode.state.enabled
+        recording = grad_mode.is_grad_enabled()
         if recording and self._requires_grad and self.grad_fn is None:
             raise RuntimeError(LEAF_IN_PLACE)
         old = self._snapshot() if recording else self
@@ -231,6 +242,12 @@ class Variable:
         raise NotImplementedError
 
     __hash__ = object.__hash__  # identity, as tensors
+
+    def _repr_svg_(self) -> str | None:
+        """Jupyter shows a Value or Tensor as the diagram of its graph (``mg.draw``), if Graphviz is there."""
+        from ..viz import repr_svg  # diagrams are a layer above: imported only when a notebook asks
+
+        return repr_svg(self)  # type: ignore[no-any-return]
 
 
 class _RetainGrad:

@@ -17,7 +17,7 @@ import sys
 from typing import Any, Callable, Sequence, TypeVar
 
 from ..amp import autocast_float32, refuse_under_autocast
-from ..autograd import function
+from ..autograd import grad_mode
 from ..scalar import Value, sum
 
 __all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy", "hinge_loss",
@@ -54,7 +54,7 @@ def _either_engine(loss: L) -> L:
 
 
 def _float32(*inputs: Any) -> tuple[Any, ...]:
-    return autocast_float32(*inputs) if function.autocast_policy is not None else inputs
+    return autocast_float32(*inputs) if grad_mode.autocast_policy() is not None else inputs
 
 
 def _pairs(pred: Any, target: Any, name: str) -> tuple[Sequence[Any], Sequence[Any]]:

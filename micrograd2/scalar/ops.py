@@ -111,13 +111,14 @@ class Mul(Function):
 
 
 class Div(Function):
-    """a / b.  ∂/∂a = 1/b, ∂/∂b = −a/b²."""
+    """a / b.  ∂/∂a = 1/b, ∂/∂b = −a/b².  Keeps a only if b needs a gradient (``x / 4`` keeps just 4)."""
 
     node_name = "DivBackward0"
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        need_a, need_b = ctx.needs_input_grad
+        ctx.save_for_backward(a if need_b else None, b)
         return ieee.div(a, b)
 
     @staticmethod
@@ -156,8 +157,9 @@ class PowValue(Function):
 
     @staticmethod
     def forward(ctx, x, y):
+        need_x, need_y = ctx.needs_input_grad
         out = ieee.pow(x, y)
-        ctx.save_for_backward(x, y, out)
+        ctx.save_for_backward(x, y if need_x else None, out if need_y else None)
         return out
 
     @staticmethod
@@ -342,7 +344,8 @@ class Sum(Function):
 
 
 class Dot(Function):
-    """Σ wᵢ·xᵢ (+ bias) as one node: inputs w₀…wₙ₋₁, x₀…xₙ₋₁[, bias].  ∂/∂wᵢ = xᵢ, ∂/∂xᵢ = wᵢ."""
+    """Σ wᵢ·xᵢ (+ bias) as one node: inputs w₀…wₙ₋₁, x₀…xₙ₋₁[, bias].  ∂/∂wᵢ = xᵢ, ∂/∂xᵢ = wᵢ.
+    Keeps xᵢ only if wᵢ needs a gradient, and wᵢ only if xᵢ does."""
 
     node_name = "DotBackward0"
     autocast = "lowp"
@@ -350,7 +353,10 @@ class Dot(Function):
     @staticmethod
     def forward(ctx, *args):
         n = len(args) // 2
-        ctx.save_for_backward(*args[: 2 * n])
+        need = ctx.needs_input_grad
+        ws = [w if need[n + i] else None for i, w in enumerate(args[:n])]
+        xs = [x if need[i] else None for i, x in enumerate(args[n : 2 * n])]
+        ctx.save_for_backward(*ws, *xs)
         terms = list(map(operator.mul, args[:n], args[n : 2 * n]))
         if len(args) % 2:
             terms.append(args[2 * n])
@@ -360,11 +366,10 @@ class Dot(Function):
     def backward(ctx, grad):
         saved = ctx.saved_tensors
         n = len(saved) // 2
-        need = ctx.needs_input_grad
         ws, xs = saved[:n], saved[n:]
-        grad_ws = [grad * x for x in xs] if any(need[:n]) else [None] * n
-        grad_xs = [grad * w for w in ws] if any(need[n : 2 * n]) else [None] * n
-        bias = (grad,) if len(need) % 2 else ()
+        grad_ws = [None if x is None else grad * x for x in xs]
+        grad_xs = [None if w is None else grad * w for w in ws]
+        bias = (grad,) if len(ctx._next) % 2 else ()
         return (*grad_ws, *grad_xs, *bias)
 
 

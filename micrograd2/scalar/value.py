@@ -12,7 +12,7 @@ import numbers
 from typing import Any, Iterable, Sequence
 
 from .. import dtypes
-from ..autograd import Variable, engine
+from ..autograd import Variable
 from ..autograd.node import VersionCounter
 from . import ops
 
@@ -86,6 +86,11 @@ class Value(Variable):
     def _as_grad(self, grad: Any) -> Any:
         return grad if isinstance(grad, Value) else float(grad)
 
+    @classmethod
+    def _round_gradient(cls, grad: Any, dtype: str) -> Any:
+        """A float gradient rounded to ``dtype`` (a Value one, recorded under create_graph, stays as it is)."""
+        return dtypes.round_to(grad, dtype) if type(grad) is float else grad
+
     def _assign(self, data: Any) -> None:
         self.data = dtypes.round_to(float(data), self.dtype)
 
@@ -116,12 +121,25 @@ class Value(Variable):
         return format(self.data, spec) if spec else repr(self)
 
     # -- arithmetic -------------------------------------------------------------------------------
-    # ``x * y`` *is* ``Mul.apply(x, y)`` (through its fast path: one Python call per op).
-    __add__ = __radd__ = ops.Add._apply2
-    __sub__ = ops.Sub._apply2
-    __mul__ = __rmul__ = ops.Mul._apply2
-    __truediv__ = ops.Div._apply2
-    __neg__ = ops.Neg._apply1
+    # ``x * y`` *is* ``Mul.apply(x, y)``: every op is recorded by ``Function.apply``.
+    def __add__(self, other: Any) -> Any:
+        return ops.Add.apply(self, other) if _operand(other) else NotImplemented
+
+    __radd__ = __add__
+
+    def __sub__(self, other: Any) -> Any:
+        return ops.Sub.apply(self, other) if _operand(other) else NotImplemented
+
+    def __mul__(self, other: Any) -> Any:
+        return ops.Mul.apply(self, other) if _operand(other) else NotImplemented
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other: Any) -> Any:
+        return ops.Div.apply(self, other) if _operand(other) else NotImplemented
+
+    def __neg__(self) -> Any:
+        return ops.Neg.apply(self)
 
     def __rsub__(self, other: Any) -> Any:
         return ops.Rsub.apply(self, c=other) if _operand(other) else NotImplemented
@@ -155,13 +173,28 @@ class Value(Variable):
         return self.data >= _number(other)
 
     # -- functions ------------------------------------------------------------------------------
-    exp = ops.Exp._apply1
-    log = ops.Log._apply1
-    tanh = ops.Tanh._apply1
-    relu = ops.Relu._apply1
-    sigmoid = ops.Sigmoid._apply1
-    sqrt = ops.Sqrt._apply1
-    abs = __abs__ = ops.Abs._apply1
+    def exp(self) -> Value:
+        return ops.Exp.apply(self)  # type: ignore[no-any-return]
+
+    def log(self) -> Value:
+        return ops.Log.apply(self)  # type: ignore[no-any-return]
+
+    def tanh(self) -> Value:
+        return ops.Tanh.apply(self)  # type: ignore[no-any-return]
+
+    def relu(self) -> Value:
+        return ops.Relu.apply(self)  # type: ignore[no-any-return]
+
+    def sigmoid(self) -> Value:
+        return ops.Sigmoid.apply(self)  # type: ignore[no-any-return]
+
+    def sqrt(self) -> Value:
+        return ops.Sqrt.apply(self)  # type: ignore[no-any-return]
+
+    def abs(self) -> Value:
+        return ops.Abs.apply(self)  # type: ignore[no-any-return]
+
+    __abs__ = abs
 
     # -- dtypes ------------------------------------------------------------------------------------
     def to(self, dtype: str) -> Value:
@@ -270,5 +303,3 @@ def dot(ws: Sequence[Any], xs: Sequence[Any], bias: Any = None) -> Value:
         return Value(ops._exact_sum([w * x for w, x in zip(ws, xs)] + ([bias] if bias is not None else [])))
     return ops.Dot.apply(*inputs)
 
-
-engine.gradient_rounders[float] = dtypes.round_to

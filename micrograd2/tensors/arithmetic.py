@@ -245,13 +245,12 @@ def to_float(x: Tensor, other: Any) -> Tensor:
 
 
 def operator(fn: type[TensorFunction], convert: Callable[[Any, Any], Any] = same_kind) -> Operator:
-    """``x (op) other`` recorded as ``fn``: ``Tensor.__add__ = operator(Add)``.  Two float Tensors on
-    one device take the Function's two-input path (the common case, at the cost of one call)."""
-    two_inputs = fn._apply2
+    """``x (op) other`` recorded as ``fn``: ``Tensor.__add__ = operator(Add)``."""
+    apply = fn.apply
 
     def forward_operator(x: Tensor, other: Any) -> Any:
-        if type(other) is type(x) and other._backend is x._backend and x.dtype in FLOATS:
-            return two_inputs(x, other)
+        if type(other) is type(x) and other._backend is x._backend and x.dtype in FLOATS:  # the common case
+            return apply(x, other)
         o = x._operand(other)
         return NotImplemented if o is NotImplemented else fn.apply(convert(x, o), o)
 

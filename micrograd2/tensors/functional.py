@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..autograd import function
+from ..autograd import grad_mode
 from .creation import tensor
 from .linalg import Addmm
 from .losses import BinaryCrossEntropy, BinaryCrossEntropyWithLogits, MseLoss, NllLoss
@@ -31,7 +31,7 @@ def _like(x: Any, ref: Tensor) -> Any:
 
 def _float32(*inputs: Any) -> tuple[Any, ...]:
     """Under autocast, a composite loss runs in float32 (its inputs cast first), as PyTorch's losses."""
-    policy = function.autocast_policy
+    policy = grad_mode.autocast_policy()
     if policy is None:
         return inputs
     return tuple(policy.cast((x,), "float32")[0] if isinstance(x, Tensor) else x for x in inputs)
@@ -133,7 +133,7 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     Under autocast the weight is cast before it is transposed, so the graph reads as PyTorch's
     (``AddmmBackward0`` → ``TBackward0`` → ``ToCopyBackward0`` → ``AccumulateGrad``).
     """
-    policy = function.autocast_policy
+    policy = grad_mode.autocast_policy()
     if policy is not None and getattr(policy, "dtype", None):
         x, weight, bias = policy.cast((x, weight, bias), policy.dtype)
     wt = weight.t()

@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any
 
 from .. import dtypes
-from ..autograd import engine
 from ..backends import array_types, get_backend
 
 FLOATS = dtypes.DTYPES  # float64, float32, float16, bfloat16
@@ -57,22 +56,23 @@ def storage_dtype(dtype: str) -> str:
 
 
 def backend_for(device: Any) -> Any:
-    """The backend of ``device``, with what the engine needs for its array type registered: how to round
-    a gradient, and how to keep a sum of two gradients an array (NumPy adds 0-d arrays up to a scalar)."""
-    be = get_backend(device)
-    array_type = next(t for t, b in _array_types.items() if b is be)
-    if array_type not in engine.gradient_rounders:
-        engine.gradient_rounders[array_type] = round_gradient
-        engine.gradient_types[array_type] = lambda total: be.from_host(total, be.dtype(total))
-    return be
+    """The backend of ``device``."""
+    return get_backend(device)
 
 
 def round_gradient(g: Any, dtype: str) -> Any:
-    """A gradient array rounded to ``dtype`` (the autograd engine calls this for non-float64 nodes)."""
-    be = _array_types[type(g)]
-    if dtype == "bfloat16" or be.dtype(g) != dtype:
+    """A gradient array rounded to ``dtype`` (anything else, such as a Tensor under create_graph, as it is)."""
+    be = _array_types.get(type(g))
+    if be is not None and (dtype == "bfloat16" or be.dtype(g) != dtype):
         return be.astype(g, dtype)
     return g
+
+
+def add_gradients(a: Any, b: Any) -> Any:
+    """``a + b`` for two gradients, kept an array (NumPy adds two 0-d arrays up to a NumPy scalar)."""
+    total = a + b
+    be = _array_types.get(type(a))
+    return total if be is None or type(total) is type(a) else be.from_host(total, be.dtype(total))
 
 
 def is_device(x: Any) -> bool:

@@ -27,7 +27,10 @@ from . import arithmetic, casts, indexing, linalg, reductions, shapes, unary, vi
 from .arithmetic import Add, Div, Mul, Neg, Sub
 from .compute import broadcast_shape, normalize_dims
 from .losses import LogSoftmax
-from .storage import FLOATS, INTEGERS, backend_for, check_tensor_dtype, cross_device, promote, storage_dtype
+from .storage import (
+    FLOATS, INTEGERS, add_gradients, backend_for, check_tensor_dtype, cross_device, promote, round_gradient,
+    storage_dtype,
+)
 
 _array_types = array_types()
 
@@ -105,6 +108,14 @@ class Tensor(Variable):
         return t
 
     _promote = staticmethod(promote)
+
+    @classmethod
+    def _round_gradient(cls, grad: Any, dtype: str) -> Any:
+        return round_gradient(grad, dtype)
+
+    @classmethod
+    def _add_gradients(cls, a: Any, b: Any) -> Any:
+        return add_gradients(a, b)
 
     def _seed(self, gradient: Any) -> Any:
         be = self._backend
@@ -316,7 +327,7 @@ class Tensor(Variable):
     __truediv__ = arithmetic.operator(Div, arithmetic.to_float)
     __rtruediv__ = arithmetic.reflected(Div, arithmetic.to_float)
     __pow__, __rpow__ = arithmetic.pow_operator, arithmetic.rpow_operator
-    __neg__ = Neg._apply1
+    __neg__ = Neg.apply
     __matmul__, __rmatmul__ = linalg.matmul_operator, linalg.rmatmul_operator
 
     def __pos__(self) -> Tensor:
@@ -335,8 +346,8 @@ class Tensor(Variable):
     tanh = unary.on_floats(unary.Tanh)
     sigmoid = unary.on_floats(unary.Sigmoid)
     sqrt = unary.on_floats(unary.Sqrt)
-    relu = unary.Relu._apply1
-    abs = __abs__ = unary.Abs._apply1
+    relu = unary.Relu.apply
+    abs = __abs__ = unary.Abs.apply
 
     def softmax(self, dim: int) -> Tensor:
         """exp(log_softmax(x)) along ``dim``."""

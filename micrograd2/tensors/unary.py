@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 def on_floats(fn: type[TensorFunction]) -> Callable[[Any], Any]:
     """The method ``x.exp()`` for the one-input ``fn``: an integer Tensor is made float32 first."""
-    one_input = fn._apply1
+    one_input = fn.apply
 
     def method(x: Tensor) -> Tensor:
         return one_input(x._as_float())

@@ -24,7 +24,7 @@ from types import TracebackType
 from typing import Any, Callable
 
 from ..autograd import events
-from ..autograd.node import VARIABLE_TYPES, AccumulateGrad, Node, SavedOutput, SavedVariable
+from ..autograd.node import AccumulateGrad, Node
 from ..autograd.variable import Variable
 from .formulas import forward_formula
 from .names import CONST, IdentityMap, Names, NodeRecord
@@ -149,20 +149,18 @@ class Tracer:
         return tuple(None if n is None else self.node_id(n) for n in node._next)
 
     def _saved_of(self, node: Node, output_name: str | None = None) -> tuple[tuple[str | None, Any], ...]:
-        saved = node._saved
-        if not saved or not isinstance(saved, tuple):  # nothing saved, or already freed
+        entries = node.saved_entries() if hasattr(node, "saved_entries") else ()
+        if isinstance(entries, str):  # already freed
             return ()
         out: list[tuple[str | None, Any]] = []
-        for item in saved:
-            if type(item) in VARIABLE_TYPES:  # a saved input (at version 0)
-                out.append((self.name_of(item), snapshot(item.data)))
-            elif type(item) is SavedVariable:
-                out.append((self.name_of(item.variable), snapshot(item.variable.data)))
-            elif type(item) is SavedOutput:
+        for role, variable, value in entries:
+            if role == "input":
+                out.append((self.name_of(variable), snapshot(value)))
+            elif role == "output":
                 name = self.names.output_name(node) if output_name is None else output_name
-                out.append((name, snapshot(item.data)))
-            elif item is not None:
-                out.append((None, snapshot(item)))
+                out.append((name, snapshot(value)))
+            elif value is not None:
+                out.append((None, snapshot(value)))
         return tuple(out)
 
     # -- listening ------------------------------------------------------------------------------
@@ -269,8 +267,8 @@ class Tracer:
         self._append(TraceEvent(
             "backward", step=step, pass_no=state.record.pass_no, node=node.name(), node_id=self.node_id(node),
             label=self.names.output_name(node), op=op,
-            output=record.output if record is not None else None,
-            inputs=tuple(zip(names, record.input_values)) if record is not None else (),
+            output=record.output if record is not None else snapshot(node.output),
+            inputs=tuple(zip(names, record.input_values if record is not None else map(snapshot, node.inputs))),
             input_ids=record.input_ids if record is not None else self._ids_of(node),
             grad_output=snapshot(grad_output),
             grad_inputs=tuple(zip(names, (snapshot(g) for g in grad_inputs))),

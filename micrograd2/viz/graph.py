@@ -24,7 +24,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..autograd.node import FREED, VARIABLE_TYPES, AccumulateGrad, Node, SavedOutput, SavedVariable
+from ..autograd.node import FREED, AccumulateGrad, Node
 from ..autograd.variable import Variable
 from ..tracing.formulas import forward_formula
 from ..tracing.names import Names, NodeRecord
@@ -193,26 +193,25 @@ NEEDS_SAVED = {"PowBackward0", "PowBackward2"}  # their formula reads the expone
 
 
 def _saved_items(node: Node, namer: _Namer, output_label: str) -> Any:
-    saved = node._saved
-    if saved is FREED:
+    entries = node.saved_entries() if hasattr(node, "saved_entries") else ()
+    if entries == FREED:
         return FREED
     out: list[tuple[str | None, Any]] = []
-    for item in saved or ():
-        if type(item) in VARIABLE_TYPES:  # a saved input (at version 0)
-            out.append((namer.name(item), item.data))
-        elif type(item) is SavedVariable:
-            out.append((namer.name(item.variable), item.variable.data))
-        elif type(item) is SavedOutput:
-            out.append((output_label, item.data))
-        elif item is not None:
-            out.append((None, item))
+    for role, variable, value in entries:
+        if role == "input":
+            out.append((namer.name(variable), value))
+        elif role == "output":
+            out.append((output_label, value))
+        elif value is not None:
+            out.append((None, value))
     return tuple(out)
 
 
 def _saved_output(node: Node) -> Any:
-    for item in node._saved if isinstance(node._saved, tuple) else ():
-        if type(item) is SavedOutput:
-            return item.data
+    entries = node.saved_entries() if hasattr(node, "saved_entries") else ()
+    for role, _, value in entries if entries != FREED else ():
+        if role == "output":
+            return value
     return None
 
 
