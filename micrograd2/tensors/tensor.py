@@ -28,7 +28,14 @@ from .arithmetic import Add, Div, Mul, Neg, Sub
 from .compute import broadcast_shape, normalize_dims
 from .losses import LogSoftmax
 from .storage import (
-    FLOATS, INTEGERS, add_gradients, backend_for, check_tensor_dtype, cross_device, promote, round_gradient,
+    FLOATS,
+    INTEGERS,
+    add_gradients,
+    backend_for,
+    check_tensor_dtype,
+    cross_device,
+    promote,
+    round_gradient,
     storage_dtype,
 )
 
@@ -327,7 +334,10 @@ class Tensor(Variable):
     __truediv__ = arithmetic.operator(Div, arithmetic.to_float)
     __rtruediv__ = arithmetic.reflected(Div, arithmetic.to_float)
     __pow__, __rpow__ = arithmetic.pow_operator, arithmetic.rpow_operator
-    __neg__ = Neg.apply
+
+    def __neg__(self) -> Tensor:
+        return Neg.apply(self)  # type: ignore[no-any-return]
+
     __matmul__, __rmatmul__ = linalg.matmul_operator, linalg.rmatmul_operator
 
     def __pos__(self) -> Tensor:
@@ -346,8 +356,13 @@ class Tensor(Variable):
     tanh = unary.on_floats(unary.Tanh)
     sigmoid = unary.on_floats(unary.Sigmoid)
     sqrt = unary.on_floats(unary.Sqrt)
-    relu = unary.Relu.apply
-    abs = __abs__ = unary.Abs.apply
+    def relu(self) -> Tensor:
+        return unary.Relu.apply(self)  # type: ignore[no-any-return]
+
+    def abs(self) -> Tensor:
+        return unary.Abs.apply(self)  # type: ignore[no-any-return]
+
+    __abs__ = abs
 
     def softmax(self, dim: int) -> Tensor:
         """exp(log_softmax(x)) along ``dim``."""
