@@ -16,11 +16,10 @@ from typing import Any
 import pytest
 
 from micrograd2.commands import lesson as lesson_command
-from micrograd2.commands.lesson_cells import cells, header, is_script
+from micrograd2.commands.lesson_cells import cells, header
 
 ROOT = Path(__file__).resolve().parent.parent
 NUMBERS = list(lesson_command.lesson_names())
-SCRIPTS = [n for n in NUMBERS if is_script(lesson_command.source(n))]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
 HAS_TORCH = importlib.util.find_spec("torch") is not None
 
@@ -54,7 +53,7 @@ def test_every_check_of_the_lesson_passes(number: int, capsys: pytest.CaptureFix
     assert all(c.ok for c in result.checks)
 
 
-@pytest.mark.parametrize("number", SCRIPTS)
+@pytest.mark.parametrize("number", NUMBERS)
 def test_a_script_lesson_says_honestly_what_its_checks_compared(number: int,
                                                                capsys: pytest.CaptureFixture[str]) -> None:
     result, text = ran(number, capsys)
@@ -65,7 +64,7 @@ def test_a_script_lesson_says_honestly_what_its_checks_compared(number: int,
     assert "PYTORCH_TRUTH" not in text and not re.search(r"\bE\d+\b", text)  # no codes users can't look up
 
 
-@pytest.mark.parametrize("number", SCRIPTS)
+@pytest.mark.parametrize("number", NUMBERS)
 def test_a_script_lesson_has_a_header_short_cells_and_short_functions(number: int) -> None:
     text = lesson_command.source(number)
     about = header(text, "")
@@ -78,7 +77,7 @@ def test_a_script_lesson_has_a_header_short_cells_and_short_functions(number: in
             assert (node.end_lineno or 0) - node.lineno < 40, node.name
 
 
-@pytest.mark.parametrize("number", SCRIPTS)
+@pytest.mark.parametrize("number", NUMBERS)
 def test_a_script_lesson_imports_only_micrograd2_and_runs_no_code_from_strings_but_the_snippet(
         number: int) -> None:
     text = lesson_command.source(number)
@@ -94,7 +93,7 @@ def test_a_script_lesson_imports_only_micrograd2_and_runs_no_code_from_strings_b
     assert [ast.unparse(c.args[0]) for c in calls] in ([], ["ARTICLE_SNIPPET"])
 
 
-@pytest.mark.parametrize("number", [n for n in SCRIPTS if n != 1])
+@pytest.mark.parametrize("number", [n for n in NUMBERS if n != 1])
 def test_lessons_with_a_backward_pass_narrate_it_under_its_cell(number: int,
                                                                capsys: pytest.CaptureFixture[str]) -> None:
     _, text = ran(number, capsys)

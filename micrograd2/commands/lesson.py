@@ -15,7 +15,6 @@ import json
 import pkgutil
 import re
 import sys
-import traceback
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,7 +24,7 @@ from typing import Any, Iterator
 import click
 
 from ..tracing.narrate import VERBOSITIES, use_color
-from .lesson_cells import Header, Printer, header, is_script, run_script
+from .lesson_cells import Header, Printer, header, run_script
 
 PACKAGE = "micrograd2.lessons"
 LESSON_FILE = re.compile(r"^(\d\d)_\w+$")
@@ -60,12 +59,6 @@ def path_of(number: int) -> Path:
     return Path(lessons_package().__path__[0]) / f"{lesson_names()[number]}.py"
 
 
-def load(number: int) -> ModuleType:
-    """The module of a lesson not yet converted to a script (importing a script would run it)."""
-    lessons_package()
-    return importlib.import_module(f"{PACKAGE}.{lesson_names()[number]}")
-
-
 def source(number: int) -> str:
     """The text of lesson ``number``'s file."""
     return path_of(number).read_text(encoding="utf-8")
@@ -73,11 +66,7 @@ def source(number: int) -> str:
 
 def info(number: int) -> Header:
     """Lesson ``number``'s number, title and goal."""
-    text = source(number)
-    if is_script(text):
-        return header(text, lesson_names()[number])
-    module = load(number)
-    return Header(module.NUMBER, module.TITLE, module.GOAL)
+    return header(source(number), lesson_names()[number])
 
 
 # -- the argument N | all | PATH.py -----------------------------------------------------------------------
@@ -141,10 +130,7 @@ def notebook(number: int, output_dir: Path) -> None:
     """Write lesson N as a Jupyter notebook, NN_name.ipynb (needs: pip install 'micrograd2[notebook]')."""
     from .lesson_notebook import write_notebook
 
-    text = source(number)
-    if not is_script(text):
-        raise click.ClickException(f"lesson {number} is not a percent-format script yet: it can't become a notebook")
-    written = write_notebook(text, output_dir / f"{lesson_names()[number]}.ipynb")
+    written = write_notebook(source(number), output_dir / f"{lesson_names()[number]}.ipynb")
     click.echo(f"wrote {written}")
 
 
@@ -205,11 +191,9 @@ def run(which: int | str | Path, verbosity: str, no_trace: bool, as_json: bool, 
 
 
 def _run_one(target: int | Path, options: Options) -> Ran:
-    """Run one lesson (a script cell by cell, or an old-style module); write its graph and page."""
+    """Run one lesson script cell by cell; write its graph and page."""
     path = target if isinstance(target, Path) else path_of(target)
     text = path.read_text(encoding="utf-8")
-    if isinstance(target, int) and not is_script(text):
-        return _run_legacy(target, options)
     about = header(text, path.name)
     name = f"lesson {about.number}" if isinstance(target, int) else path.name
     ran, html_trace, session = _run_cells(path.resolve(), text, about, name, options)
@@ -320,43 +304,3 @@ def _numbered(path: Path | None, number: int | None, count: int) -> Path | None:
     if path is None or count == 1 or number is None:
         return path
     return path.with_name(f"{path.stem}-{number:02d}{path.suffix}")
-
-
-# -- lessons not yet converted to scripts (lessons2 removes this with lessons/_kit.py) ----------------------
-def _run_legacy(number: int, options: Options) -> Ran:
-    """Run an old-style lesson module through ``lessons/_kit.py``; its checks count as recorded."""
-    from ..lessons.tools import Check
-
-    module = load(number)
-    kit = importlib.import_module(f"{PACKAGE}._kit")
-    out = kit.Story(verbosity=options.verbosity, trace=options.trace, json=options.json, color=options.color,
-                    stream=sys.stdout, record=options.html is not None)
-    name = f"lesson {number}"
-    try:
-        result = module.run(out)
-    except Exception as exc:  # a broken lesson is a failure with a message, never a traceback
-        return Ran(name, [], f"{name} stopped: {type(exc).__name__}: {(str(exc).splitlines() or [''])[0]}"
-                             f"{_where(exc)}")
-    sys.stdout.flush()
-    checks = [Check(c.what, c.ok, c.got, c.expected, c.torch, "recorded" if c.torch else None)
-              for c in result.checks]
-    ran = Ran(name, checks)
-    if options.json:
-        _lesson_record(Header(number, result.title, ""), ran)
-    if options.graph is not None:
-        _write_graph(name, (result.diagram, None) if result.diagram else None, options.graph, options.json)
-    if options.html is not None:
-        _write_html(name, result.main_trace, options.html, options.json)
-    if result.failures:
-        first = result.failures[0]
-        ran.problem = (f"{name}: {len(result.failures)} of {len(result.checks)} checks fail "
-                       f"(first: {first.what}: got {first.got}, expected {first.expected})")
-    return ran
-
-
-def _where(exc: BaseException) -> str:
-    frames = traceback.extract_tb(exc.__traceback__)
-    if not frames:
-        return ""
-    last = frames[-1]
-    return f" (at {Path(last.filename).name}:{last.lineno})"

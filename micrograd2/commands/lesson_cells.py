@@ -69,11 +69,6 @@ def _cell(kind: str, lines: list[str], start: int) -> Cell:
     return Cell(kind, "\n".join(lines).rstrip() + "\n", start)
 
 
-def is_script(text: str) -> bool:
-    """Whether ``text`` is a percent-format script (it has a ``# %%`` line)."""
-    return any(CELL.match(line) for line in text.splitlines())
-
-
 def header(text: str, fallback: str) -> Header:
     """The lesson's number, title and goal from its first prose cell; ``fallback`` names a file without one."""
     for cell in cells(text):
