@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import os
 import platform
 import shutil
 import sys
@@ -58,17 +57,16 @@ def _cuda() -> tuple[bool, str]:
 
 
 def engine_path() -> str:
-    """``"fast"`` or ``"reference"``: which implementation of the autograd walk is on."""
-    if os.environ.get("MICROGRAD2_REFERENCE", "") not in ("", "0"):
-        return "reference"
+    """``"fast"`` or ``"reference"``: which implementation of the engine this process runs
+    (``micrograd2.fast.ENABLED``, fixed at import by ``MICROGRAD2_REFERENCE``)."""
     if importlib.util.find_spec("micrograd2.fast") is None:
         return "reference"
-    return "fast"
+    fast = importlib.import_module("micrograd2.fast")
+    return "fast" if getattr(fast, "ENABLED", False) else "reference"
 
 
 def _engine() -> tuple[bool, str]:
-    path = engine_path()
-    if path == "fast":
+    if engine_path() == "fast":
         return True, "fast path on (MICROGRAD2_REFERENCE=1 switches to the reference path, same results)"
     if importlib.util.find_spec("micrograd2.fast") is None:
         return True, "reference path (this build has no fast path)"
