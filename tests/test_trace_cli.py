@@ -182,3 +182,31 @@ def test_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
                               stderr=subprocess.PIPE, text=True, env=env, timeout=120)
         os.close(write)
         assert done.returncode in (1, 141) and done.stderr == ""
+
+
+BIG = """
+import micrograd2 as mg
+x = mg.Value(0.5, requires_grad=True, label="x")
+y = x
+for _ in range(120):
+    y = y * 1.01
+y.backward()
+print("x.grad", round(x.grad, 3))
+"""
+
+
+def test_a_step_through_page_of_a_large_pass_is_refused_in_one_line(tmp_path: Path) -> None:
+    page, graph = tmp_path / "p.html", tmp_path / "g.dot"
+    result = run("--verbosity", "summary", script(tmp_path, BIG), "--html", str(page), "--graph", str(graph))
+    assert result.exit_code == 1 and "x.grad 3.3" in result.output
+    assert "the first backward pass has 120 steps, and a step-through page is for graphs of at most 100" \
+        in result.output
+    assert not page.exists() and graph.exists()
+
+
+def test_a_file_that_cannot_be_written_is_one_line_and_exit_1(tmp_path: Path) -> None:
+    (tmp_path / "a_file").write_text("x")
+    result = run(script(tmp_path, ARGS), "--html", str(tmp_path / "a_file" / "p.html"), "--", "--epochs", "1")
+    assert result.exit_code == 1 and "script True epochs 1" in result.output
+    assert f"(could not write {tmp_path / 'a_file' / 'p.html'}: " in result.output
+    assert "Traceback" not in result.output and "missed" not in result.output

@@ -18,7 +18,7 @@ import sys
 import traceback
 import warnings
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Callable, Iterator, Sequence
 
 import click
 
@@ -27,6 +27,7 @@ from ..tracing.narrate import VERBOSITIES, narrate
 
 _PACKAGE = str(Path(__file__).resolve().parents[1])
 GRAPH_SUFFIXES = (".svg", ".png", ".pdf", ".dot", ".gv")
+MAX_PAGE_STEPS = 100  # a step-through page draws the graph once per step: larger passes are refused
 
 
 class _Narrator:
@@ -39,7 +40,7 @@ class _Narrator:
         self.verbosity, self.color, self.as_json = verbosity, color, as_json
         self.graph, self.html = graph, html
         self.narrated: set[int | None] = set()
-        self.drawn = self.reader_gone = False
+        self.drawn = self.reader_gone = self.failed = False  # failed: a --graph/--html file was not written
 
     def pass_ended(self, tracer: Tracer, finished: Pass) -> None:
         if self.reader_gone:
@@ -61,11 +62,26 @@ class _Narrator:
         from ..viz.dot import digraph
         from ..viz.graph import from_pass
 
+        steps = sum(e.kind == "backward" and e.pass_no == pass_no for e in tracer.events)
         with _warnings_in_one_line():
             if self.graph is not None:
-                self.tell(f"wrote {mg.render(digraph(from_pass(tracer, pass_no)), str(self.graph))}")
-            if self.html is not None:
-                self.tell(f"wrote {mg.viz.stepper(tracer, str(self.html))}")
+                self.attempt(self.graph, lambda: mg.render(digraph(from_pass(tracer, pass_no)), str(self.graph)))
+            if self.html is not None and steps > MAX_PAGE_STEPS:
+                self.failed = True
+                click.echo(f"(no {self.html}: the first backward pass has {steps} steps, and a step-through page "
+                           f"is for graphs of at most {MAX_PAGE_STEPS}; trace a smaller example)", err=True)
+            elif self.html is not None:
+                self.attempt(self.html, lambda: mg.viz.stepper(tracer, str(self.html)))
+
+    def attempt(self, path: Path, write: Callable[[], str]) -> None:
+        """``write()`` the file ``path``; a failure is one line on stderr (the script goes on)."""
+        try:
+            self.tell(f"wrote {write()}")
+        except BrokenPipeError:
+            raise
+        except Exception as exc:  # Graphviz timing out, a folder that can't be written…
+            self.failed = True
+            click.echo(f"(could not write {path}: {type(exc).__name__}: {str(exc).splitlines()[0]})", err=True)
 
     def tell(self, text: str) -> None:
         click.echo(text, err=self.as_json)
@@ -170,6 +186,8 @@ def command(ctx: click.Context, script: Path, script_args: tuple[str, ...], verb
         click.echo(f"({script.name} finished no backward pass: no graph or page written)", err=True)
     if error is not None:
         click.echo(user_traceback(error), err=True)
+        ctx.exit(1)
+    if narrator.failed:
         ctx.exit(1)
     if code not in (0, None):
         if isinstance(code, int):
