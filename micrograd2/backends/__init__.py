@@ -60,7 +60,7 @@ def _make(name: str) -> ArrayBackend:
         if error.name != f"{__name__}.cuda":
             raise
         raise RuntimeError(CUDA_MISSING) from None
-    return cuda.get_cuda_backend()  # type: ignore[no-any-return]
+    return cuda.get_cuda_backend()
 
 
 def backend_of(array: Any) -> ArrayBackend:

@@ -109,10 +109,10 @@ class NumpyBackend(ArrayBackend):
 
     # -- metadata ----------------------------------------------------------------
     def shape(self, x: Array) -> tuple[int, ...]:
-        return x.shape  # type: ignore[no-any-return]
+        return x.shape
 
     def dtype(self, x: Array) -> str:
-        return _NAMES.get(x.dtype) or x.dtype.name  # type: ignore[no-any-return]
+        return _NAMES.get(x.dtype) or x.dtype.name
 
     def astype(self, x: Array, dtype: str) -> Array:
         if dtype == "bfloat16":

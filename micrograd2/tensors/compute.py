@@ -19,12 +19,13 @@ from typing import Any
 
 from ..autograd import Function, Variable
 from ..backends import array_types
+from ..backends.base import ArrayBackend
 
 _array_types = array_types()  # array class -> backend (live)
 
 
 # -- finding the backend and computing on arrays or Tensors -------------------------------------
-def backend(*xs: Any) -> Any:
+def backend(*xs: Any) -> ArrayBackend:
     """The backend of the first array among ``xs`` (numbers are skipped)."""
     for x in xs:
         be = _array_types.get(type(x))
@@ -80,7 +81,7 @@ def log(a: Any) -> Any:
 
 
 def shape(a: Any) -> tuple[int, ...]:
-    return a.shape if is_tensor(a) else backend(a).shape(a)  # type: ignore[no-any-return]
+    return a.shape if is_tensor(a) else backend(a).shape(a)
 
 
 def reshape(g: Any, new_shape: tuple[int, ...]) -> Any:
@@ -197,7 +198,7 @@ def broadcast_shape(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...] |
     return tuple(reversed(out))
 
 
-def renamed(fn: type[Function], name: str, node_name: str) -> Any:
+def renamed(fn: type[TensorFunction], name: str, node_name: str) -> type[TensorFunction]:
     """``fn`` itself under another of PyTorch's node names: the same forward and backward, one definition.
     (PyTorch names some nodes after what the user called, e.g. ``unsqueeze`` and ``squeeze`` both
     only reshape.)"""

@@ -39,7 +39,7 @@ def _float32(*inputs: Any) -> tuple[Any, ...]:
 
 def mse_loss(pred: Tensor, target: Any) -> Tensor:
     """mean((pred − target)²): one ``MseLossBackward0`` node."""
-    return MseLoss.apply(pred, _like(target, pred))  # type: ignore[no-any-return]
+    return MseLoss.apply(pred, _like(target, pred))
 
 
 def hinge_loss(scores: Tensor, labels: Any) -> Tensor:
@@ -54,7 +54,7 @@ def binary_cross_entropy(prob: Tensor, target: Any) -> Tensor:
     (``mg.nn.functional.binary_cross_entropy`` refuses to run under autocast, as PyTorch's, before it
     hands Tensors over to this.)
     """
-    return BinaryCrossEntropy.apply(prob, _like(target, prob))  # type: ignore[no-any-return]
+    return BinaryCrossEntropy.apply(prob, _like(target, prob))
 
 
 def binary_cross_entropy_with_logits(logits: Tensor, target: Any) -> Tensor:
@@ -67,7 +67,7 @@ def binary_cross_entropy_with_logits(logits: Tensor, target: Any) -> Tensor:
             f"Target size ({y.shape}) must be the same as input size ({logits.shape})\n"
             "What to do: pass one target per logit, with the logits' shape."
         )
-    return BinaryCrossEntropyWithLogits.apply(logits, y)  # type: ignore[no-any-return]
+    return BinaryCrossEntropyWithLogits.apply(logits, y)
 
 
 def log_softmax(logits: Tensor, dim: int = -1) -> Tensor:
@@ -83,7 +83,7 @@ def nll_loss(log_probs: Tensor, targets: Any) -> Tensor:
             "What to do: pass one row of class scores per sample."
         )
     index = _class_indices(targets, log_probs)
-    return NllLoss.apply(log_probs, index)  # type: ignore[no-any-return]
+    return NllLoss.apply(log_probs, index)
 
 
 def cross_entropy(logits: Tensor, targets: Any) -> Tensor:
@@ -140,5 +140,5 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if bias is None:
         return x @ wt
     if x.ndim == 2:
-        return Addmm.apply(bias, x, wt)  # type: ignore[no-any-return]
+        return Addmm.apply(bias, x, wt)
     return x @ wt + bias

@@ -176,7 +176,7 @@ class MaxDim(TensorFunction):
 
 
 # -- the methods ---------------------------------------------------------------------------------------
-class MaxResult(tuple):  # type: ignore[type-arg]
+class MaxResult(tuple):
     """What ``max(dim)`` returns: a ``(values, indices)`` pair with named fields, as PyTorch's."""
 
     def __new__(cls, values: Any, indices: Any) -> MaxResult:

@@ -7,10 +7,14 @@ dtypes: ``float32`` (the default), ``float64``, ``float16`` and ``bfloat16``
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import dtypes
 from ..backends import array_types, get_backend
+from ..backends.base import ArrayBackend
+
+if TYPE_CHECKING:
+    from .tensor import Tensor
 
 FLOATS = dtypes.DTYPES  # float64, float32, float16, bfloat16
 INTEGERS = ("int64", "bool")
@@ -55,7 +59,7 @@ def storage_dtype(dtype: str) -> str:
     return "float32" if dtype == "bfloat16" else dtype
 
 
-def backend_for(device: Any) -> Any:
+def backend_for(device: Any) -> ArrayBackend:
     """The backend of ``device``."""
     return get_backend(device)
 
@@ -81,7 +85,7 @@ def is_device(x: Any) -> bool:
     return name in ("cpu", "cuda") or name.startswith("cuda:")
 
 
-def cross_device(a: Any, b: Any) -> Any:
+def cross_device(a: Tensor, b: Tensor) -> float | int:
     """``b`` usable with ``a`` although on another device: only a 0-d CPU Tensor is (as its number)."""
     if b.device == "cpu" and b.ndim == 0:
         return float(b.item()) if b.dtype in FLOATS else int(b.item())

@@ -23,6 +23,7 @@ from .. import dtypes
 from ..autograd import Variable, grad_mode
 from ..autograd.node import VersionCounter
 from ..backends import array_types
+from ..backends.base import ArrayBackend
 from . import arithmetic, casts, indexing, linalg, reductions, shapes, unary, views
 from .arithmetic import Add, Div, Mul, Neg, Sub
 from .compute import broadcast_shape, normalize_dims
@@ -51,7 +52,7 @@ class Tensor(Variable):
     __slots__ = ("_backend", "_base", "_view_steps", "_views")  # the last three: see tensors/views.py
     __array_ufunc__ = None  # NumPy defers to our reflected operators: ``array + tensor`` is a Tensor
 
-    _backend: Any
+    _backend: ArrayBackend
     _base: Any
     _view_steps: Any
     _views: Any
@@ -96,7 +97,7 @@ class Tensor(Variable):
             )
         Variable.requires_grad.fset(self, flag)  # type: ignore[attr-defined]
 
-    requires_grad = property(Variable.requires_grad.fget, _set_requires_grad,  # type: ignore[assignment,attr-defined]
+    requires_grad = property(Variable.requires_grad.fget, _set_requires_grad,  # type: ignore[attr-defined]
                              doc=Variable.requires_grad.__doc__)
 
     # -- what the autograd core asks of an engine ---------------------------------------------
@@ -204,7 +205,7 @@ class Tensor(Variable):
     @property
     def shape(self) -> tuple[int, ...]:
         """The size along each axis (a tuple, as ``torch.Size``)."""
-        return self._backend.shape(self.data)  # type: ignore[no-any-return]
+        return self._backend.shape(self.data)
 
     @property
     def ndim(self) -> int:
@@ -229,7 +230,7 @@ class Tensor(Variable):
     @property
     def device(self) -> str:
         """``"cpu"`` or ``"cuda"``."""
-        return self._backend.name  # type: ignore[no-any-return]
+        return self._backend.name
 
     @property
     def is_cuda(self) -> bool:
@@ -344,8 +345,8 @@ class Tensor(Variable):
         return self
 
     # comparisons: elementwise, bool Tensors, no graph (as PyTorch); the hash stays identity
-    __eq__ = arithmetic.comparison("eq")  # type: ignore[assignment]
-    __ne__ = arithmetic.comparison("ne")  # type: ignore[assignment]
+    __eq__ = arithmetic.comparison("eq")
+    __ne__ = arithmetic.comparison("ne")
     __gt__, __lt__ = arithmetic.comparison("gt"), arithmetic.comparison("gt", swap=True)
     __ge__, __le__ = arithmetic.comparison("ge"), arithmetic.comparison("ge", swap=True)
     __hash__ = Variable.__hash__
@@ -371,7 +372,7 @@ class Tensor(Variable):
     def log_softmax(self, dim: int) -> Tensor:
         """zᵢ − log Σⱼ exp zⱼ along ``dim``, computed stably (one ``LogSoftmaxBackward0`` node)."""
         (d,) = normalize_dims(dim, self.ndim)
-        return LogSoftmax.apply(self._as_float(), dim=d)  # type: ignore[no-any-return]
+        return LogSoftmax.apply(self._as_float(), dim=d)
 
     # -- reductions (reductions.py) ----------------------------------------------------------------
     sum = reductions.sum_of
@@ -403,7 +404,7 @@ class Tensor(Variable):
 
     def clone(self) -> Tensor:
         """A copy with its own memory, in the graph (``CloneBackward0``)."""
-        return shapes.Clone.apply(self)  # type: ignore[no-any-return]
+        return shapes.Clone.apply(self)
 
     def _view(self, fn: Any, **attributes: Any) -> Tensor:
         """Apply a view op: the result shares self's memory, so it shares its version counter too."""
@@ -435,7 +436,7 @@ class Tensor(Variable):
         histories change)."""
         if not views.aliased(self):
             return super()._in_place(fn, *others)
-        return views.in_place(self, fn, others)  # type: ignore[no-any-return]
+        return views.in_place(self, fn, others)
 
     def _check_view_in_place(self) -> None:
         base = self._base

@@ -41,7 +41,7 @@ def prepare(config: TrainConfig, dataset: Dataset) -> EngineRun:
     def predict(points: Points) -> list[int]:
         with no_grad():
             batch = tensor(np.asarray(points, dtype=np.float32).reshape(-1, dataset.n_features), device=device)
-            return _classes(model(batch), binary).tolist()  # type: ignore[no-any-return]
+            return _classes(model(batch), binary).tolist()
 
     def accuracy() -> float:
         with no_grad():
