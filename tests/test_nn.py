@@ -287,3 +287,12 @@ def test_tensors_are_handed_to_the_tensor_engines_function_of_the_same_name(monk
     t, target = Tensor(), object()
     assert getattr(F, name)(t, target) == "tensor result"
     assert calls == [(t, target)]
+
+
+def test_losses_take_their_inputs_by_name_on_either_engine() -> None:
+    from micrograd2.nn import functional as F
+
+    z = mg.tensor([[1.0, 2.0, 3.0]], requires_grad=True)
+    assert F.cross_entropy(logits=z, targets=[2]).grad_fn.name() == "NllLossBackward0"
+    assert F.mse_loss(pred=mg.Value(3.0), target=1.0).data == 4.0
+    assert F.log_softmax(z, dim=1).grad_fn.name() == "LogSoftmaxBackward0"

@@ -45,10 +45,12 @@ def _either_engine(loss: L) -> L:
     """``loss`` as written for Values; given a Tensor (its first argument), the function of the same name
     in ``micrograd2.tensors.functional`` instead: the one place where the two engines part."""
 
+    first = loss.__code__.co_varnames[0]  # the input (``pred``, ``logits``…), passed by position or by name
+
     @functools.wraps(loss)
-    def on_either(first: Any, *args: Any, **kwargs: Any) -> Any:
-        tensor_fn = _tensor_version(loss.__name__, first)
-        return (tensor_fn or loss)(first, *args, **kwargs)
+    def on_either(*args: Any, **kwargs: Any) -> Any:
+        tensor_fn = _tensor_version(loss.__name__, args[0] if args else kwargs.get(first))
+        return (tensor_fn or loss)(*args, **kwargs)
 
     return on_either  # type: ignore[return-value]
 
