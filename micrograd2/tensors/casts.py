@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..backends import check_device, get_backend
 from .compute import TensorFunction, backend, is_tensor
-from .storage import backend_for, check_tensor_dtype, is_device
+from .storage import check_tensor_dtype, is_device
 
 if TYPE_CHECKING:
     from .tensor import Tensor
@@ -69,6 +69,5 @@ def to(x: Tensor, *args: Any, dtype: Any = None, device: Any = None) -> Tensor:
     if device is not None:
         name = check_device(device)
         if name != out.device:
-            backend_for(name)
             out = ToDevice.apply(out, device=name, dtype=out.dtype)
     return out

@@ -15,7 +15,7 @@ sizes and dims are kept on the node (``ctx_slots``), as PyTorch keeps
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from ..autograd import Function, Variable
 from ..backends import array_types
@@ -204,3 +204,15 @@ def renamed(fn: type[TensorFunction], name: str, node_name: str) -> type[TensorF
     only reshape.)"""
     doc = f"{fn.__name__} recorded as PyTorch's ``{node_name}``."
     return type(name, (fn,), {"node_name": node_name, "__doc__": doc, "__module__": fn.__module__})
+
+
+def method(fn: type[TensorFunction]) -> Callable[[Any], Any]:
+    """``x.relu()`` for the one-input Function ``fn``: ``Tensor.relu = method(Relu)`` (as ``Value``'s ops)."""
+    apply = fn.apply
+
+    def one_input(x: Any) -> Any:
+        return apply(x)
+
+    one_input.__qualname__ = f"method({fn.__name__})"
+    one_input.__doc__ = fn.__doc__
+    return one_input

@@ -3,8 +3,9 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from ..backends import get_backend
 from .shapes import shape_arg
-from .storage import backend_for, check_tensor_dtype, storage_dtype
+from .storage import check_tensor_dtype, storage_dtype
 from .tensor import Tensor
 
 
@@ -31,7 +32,7 @@ def full(shape: Sequence[int], value: float, requires_grad: bool = False, dtype:
          device: Any = "cpu") -> Tensor:
     """A Tensor of ``shape`` filled with ``value``."""
     dtype = check_tensor_dtype(dtype)
-    be = backend_for(device)
+    be = get_backend(device)
     t = Tensor._wrap(be.full(tuple(shape), value, storage_dtype(dtype)), dtype, None)
     if requires_grad:
         t.requires_grad = True

@@ -10,8 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .. import dtypes
-from ..backends import array_types, get_backend
-from ..backends.base import ArrayBackend
+from ..backends import array_types
 
 if TYPE_CHECKING:
     from .tensor import Tensor
@@ -57,11 +56,6 @@ def promote(a: str, b: str) -> str:
 def storage_dtype(dtype: str) -> str:
     """The array dtype that holds ``dtype`` (bfloat16 lives in float32 arrays)."""
     return "float32" if dtype == "bfloat16" else dtype
-
-
-def backend_for(device: Any) -> ArrayBackend:
-    """The backend of ``device``."""
-    return get_backend(device)
 
 
 def round_gradient(g: Any, dtype: str) -> Any:

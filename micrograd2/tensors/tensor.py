@@ -22,17 +22,16 @@ from typing import Any, Iterator
 from .. import dtypes
 from ..autograd import Variable, grad_mode
 from ..autograd.node import VersionCounter
-from ..backends import array_types
+from ..backends import array_types, get_backend
 from ..backends.base import ArrayBackend
 from . import arithmetic, casts, indexing, linalg, reductions, shapes, unary, views
 from .arithmetic import Add, Div, Mul, Neg, Sub
-from .compute import broadcast_shape, normalize_dims
+from .compute import broadcast_shape, method, normalize_dims
 from .losses import LogSoftmax
 from .storage import (
     FLOATS,
     INTEGERS,
     add_gradients,
-    backend_for,
     check_tensor_dtype,
     cross_device,
     promote,
@@ -60,7 +59,7 @@ class Tensor(Variable):
     def __init__(self, data: Any, requires_grad: bool = False, dtype: Any = "float32", device: Any = "cpu",
                  label: str | None = None) -> None:
         dtype = check_tensor_dtype(dtype)
-        be = backend_for(device)
+        be = get_backend(device)
         if isinstance(data, Variable):
             data = data._backend.to_host(data.data) if isinstance(data, Tensor) else data.data
         try:
@@ -105,7 +104,7 @@ class Tensor(Variable):
     def _wrap(cls, data: Any, dtype: Any, grad_fn: Any) -> Tensor:
         be = _array_types.get(type(data))
         if be is None:  # a Python number (GradScaler's factor) or a NumPy scalar
-            be = backend_for("cpu")
+            be = get_backend("cpu")
             data = be.from_host(data, storage_dtype(dtype or "float32"))
         if dtype is None:
             dtype = be.dtype(data)
@@ -335,10 +334,7 @@ class Tensor(Variable):
     __truediv__ = arithmetic.operator(Div, arithmetic.to_float)
     __rtruediv__ = arithmetic.reflected(Div, arithmetic.to_float)
     __pow__, __rpow__ = arithmetic.pow_operator, arithmetic.rpow_operator
-
-    def __neg__(self) -> Tensor:
-        return Neg.apply(self)  # type: ignore[no-any-return]
-
+    __neg__ = method(Neg)
     __matmul__, __rmatmul__ = linalg.matmul_operator, linalg.rmatmul_operator
 
     def __pos__(self) -> Tensor:
@@ -357,13 +353,8 @@ class Tensor(Variable):
     tanh = unary.on_floats(unary.Tanh)
     sigmoid = unary.on_floats(unary.Sigmoid)
     sqrt = unary.on_floats(unary.Sqrt)
-    def relu(self) -> Tensor:
-        return unary.Relu.apply(self)  # type: ignore[no-any-return]
-
-    def abs(self) -> Tensor:
-        return unary.Abs.apply(self)  # type: ignore[no-any-return]
-
-    __abs__ = abs
+    relu = method(unary.Relu)
+    abs = __abs__ = method(unary.Abs)
 
     def softmax(self, dim: int) -> Tensor:
         """exp(log_softmax(x)) along ``dim``."""
