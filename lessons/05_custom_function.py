@@ -67,6 +67,7 @@ def square_and_double(base):
     return SquareAndDouble
 
 
+# %%
 SquareAndDouble = square_and_double(mg.Function)
 x = mg.Value(3.0, requires_grad=True, label="x")
 y = SquareAndDouble.apply(x)   # 2*9 = 18

@@ -45,6 +45,7 @@ batches = [list(range(i, i + 10)) for i in range(0, 40, 10)]    # 4 micro-batche
 accum_steps = 2                                                 # 2 micro-batches per optimizer step
 
 
+# %%
 def jitter(x, k):
     """The same point, nudged (deterministically)."""
     return [x[0] + 0.05 * math.sin(k), x[1] + 0.05 * math.cos(k)]
@@ -200,6 +201,7 @@ def kept_bytes(output, parameters):
     return sum(storages.values()), per_node
 
 
+# %%
 parameters = [p for layer in layers for p in layer.parameters()]
 kept = kept_bytes(forward(layers, mg.tensor(x_batch)), parameters)
 with mg.no_grad():

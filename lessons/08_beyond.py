@@ -208,6 +208,7 @@ def this_line():
     return caller.filename, caller.lineno
 
 
+# %%
 here, _ = this_line()
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
