@@ -2,21 +2,27 @@
 
 Run:  python benchmarks/bench_scalar.py [--quick]
 
+Rows for both engine paths: the speed layer's (the default) and the reference path's (the same
+measurements again in a child process with ``MICROGRAD2_REFERENCE=1``; ``--this-path-only`` skips it).
+
 (a) one training step of MLP(2, [16, 16, 1]) on 100 two-moons points (forward, hinge loss,
     backward, SGD update), micrograd2 vs micrograd built the same way — timed before torch is
     imported (torch's objects slow every cyclic collection after);
 (b) a 10,000-op chain (mul, add, relu) forward + backward vs micrograd and torch 0-d tensors;
 (c) bytes per node of a long chain (tracemalloc).
 Same process, interleaved, medians of repeats, default garbage collector (a ``gc.collect()`` before each
-timed call, so neither engine pays for the other's garbage).  Prints a table of ratios.
+timed call, so neither engine pays for the other's garbage).  Ratios are taken round by round (the machine's
+speed drifts; a round's runs are seconds apart): the median and the middle half.  Prints a table.
 """
 from __future__ import annotations
 
 import argparse
 import gc
 import math
+import os
 import random
 import statistics
+import subprocess
 import sys
 import time
 import tracemalloc
@@ -76,8 +82,8 @@ def micrograd_step(model: Any, xs: list[list[float]], ys: list[float], lr: float
     return step
 
 
-def interleaved(fns: dict[str, Callable[[], Any]], repeats: int) -> dict[str, float]:
-    """Median seconds per call of each fn, calling them in turn (so load hits all alike)."""
+def interleaved(fns: dict[str, Callable[[], Any]], repeats: int) -> dict[str, list[float]]:
+    """Seconds per call of each fn in each round, calling them in turn (so load hits all alike)."""
     times: dict[str, list[float]] = {k: [] for k in fns}
     for fn in fns.values():
         fn()  # warm up
@@ -87,7 +93,7 @@ def interleaved(fns: dict[str, Callable[[], Any]], repeats: int) -> dict[str, fl
             t0 = time.perf_counter()
             fn()
             times[name].append(time.perf_counter() - t0)
-    return {k: statistics.median(v) for k, v in times.items()}
+    return times
 
 
 # -- (b) a chain ---------------------------------------------------------------------------------------
@@ -148,10 +154,29 @@ def bytes_per_node(make: Callable[[float], Any], relu: Callable[[Any], Any] | No
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats and a shorter memory chain")
+    parser.add_argument("--this-path-only", action="store_true", help="no rows for the other engine path")
     args = parser.parse_args()
-    repeats = 5 if args.quick else 15
+    rows = measure(args.quick)
+    if not args.this_path_only and mg.fast.ENABLED:  # the reference path's rows, from a child process
+        child = subprocess.run([sys.executable, __file__, "--this-path-only"] + ["--quick"] * args.quick,
+                               env={**os.environ, "MICROGRAD2_REFERENCE": "1"}, capture_output=True, text=True,
+                               check=True)
+        rows += [tuple(line.split("\t")) for line in child.stdout.splitlines() if line.count("\t") == 2]
+    width = max(len(r[0]) for r in rows)
+    print(f"{'benchmark':{width}}  {'micrograd2':>14}  comparison")
+    for name, value, comparison in rows:
+        print(f"{name:{width}}  {value:>14}  {comparison}")
+    if args.this_path_only:  # for a parent process: the rows again, tab-separated
+        for row in rows:
+            print("\t".join(row))
+
+
+def measure(quick: bool) -> list[tuple[str, ...]]:
+    """The table's rows for the engine path this process runs on."""
+    path = "fast" if mg.fast.ENABLED else "reference"
+    repeats = 5 if quick else 15
     sys.setrecursionlimit(100_000)  # micrograd's topological sort is recursive
-    rows: list[tuple[str, str, str]] = []
+    rows: list[tuple[str, ...]] = []
 
     xs, ys = two_moons(100)
     steps = {"micrograd2": micrograd2_step(mg.nn.MLP(2, [16, 16, 1], seed=1), xs, ys)}
@@ -159,14 +184,16 @@ def main() -> None:
         random.seed(1)
         steps["micrograd"] = micrograd_step(micrograd.nn.MLP(2, [16, 16, 1]), xs, ys)
     t = interleaved(steps, repeats)
-    versus = f"micrograd {t['micrograd'] / t['micrograd2']:.2f}x slower" if "micrograd" in t else "micrograd missing"
-    rows.append(("training step MLP(2,[16,16,1]), 100 points", f"{t['micrograd2'] * 1e3:.1f} ms", versus))
+    ours_step = statistics.median(t["micrograd2"])
+    versus = (f"micrograd {statistics.median(t['micrograd']) / ours_step:.2f}x slower "
+              f"({paired_ratios(t['micrograd'], t['micrograd2'])})" if "micrograd" in t else "micrograd missing")
+    rows.append((f"[{path}] training step MLP(2,[16,16,1]), 100 points", f"{ours_step * 1e3:.1f} ms", versus))
 
     n = 10_000
     runners = {"micrograd2": chain_runner(lambda v: mg.Value(v, requires_grad=True), lambda h: h.relu(), n)}
     if micrograd is not None:
         runners["micrograd"] = chain_runner(micrograd.engine.Value, lambda h: h.relu(), n)
-    mem_n = 100_000 if args.quick else 1_000_000
+    mem_n = 100_000 if quick else 1_000_000
     memory = {}
     for chain_name, relu in (("mul/add", None), ("mul/add/relu", lambda h: h.relu())):
         ours_b = bytes_per_node(lambda v: mg.Value(v, requires_grad=True), relu, mem_n)
@@ -183,22 +210,18 @@ def main() -> None:
     rounds = chain_times(runners, repeats)
     c = {k: (statistics.median(f for f, _ in ts), statistics.median(b for _, b in ts)) for k, ts in rounds.items()}
     ours = c["micrograd2"]
-    rows.append((f"chain of {n:,} ops, forward", f"{ours[0] / n * 1e6:.2f} us/op", ""))
-    rows.append((f"chain of {n:,} ops, backward", f"{ours[1] / n * 1e6:.2f} us/op", ""))
+    rows.append((f"[{path}] chain of {n:,} ops, forward", f"{ours[0] / n * 1e6:.2f} us/op", ""))
+    rows.append((f"[{path}] chain of {n:,} ops, backward", f"{ours[1] / n * 1e6:.2f} us/op", ""))
     for other in ("micrograd", "torch"):
         if other in c:
             f, b = c[other]
-            rows.append((f"  vs {other} (fwd+bwd)", f"{(f + b) / n * 1e6:.2f} us/op",
+            rows.append((f"[{path}]   vs {other} (fwd+bwd)", f"{(f + b) / n * 1e6:.2f} us/op",
                          f"{(f + b) / sum(ours):.2f}x slower than micrograd2 "
                          f"({paired_ratios(*([f + b for f, b in rounds[k]] for k in (other, 'micrograd2')))})"))
     for chain_name, (ours_b, theirs_b) in memory.items():
-        rows.append((f"bytes per node, {mem_n:,}-node {chain_name} chain", f"{ours_b:.0f} B",
+        rows.append((f"[{path}] bytes per node, {mem_n:,}-node {chain_name} chain", f"{ours_b:.0f} B",
                      f"micrograd {theirs_b:.0f} B ({theirs_b / ours_b:.1f}x)"))
-
-    width = max(len(r[0]) for r in rows)
-    print(f"{'benchmark':{width}}  {'micrograd2':>14}  comparison")
-    for name, value, comparison in rows:
-        print(f"{name:{width}}  {value:>14}  {comparison}")
+    return rows
 
 
 if __name__ == "__main__":

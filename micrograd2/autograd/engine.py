@@ -23,8 +23,7 @@ from typing import Any, Iterable
 
 from ..dtypes import FLOAT64  # the dtype whose gradients are never rounded
 from . import anomaly, events, grad_mode
-from .node import FREED, HOOKS, AccumulateGrad, Node, gradient_edge
-from .variable import Variable, _RetainGrad
+from .node import FREED, HOOKS, AccumulateGrad, Node, _RetainGrad, accumulate_into, gradient_edge
 
 NO_GRAD_FN = (
     "element 0 of tensors does not require grad and does not have a grad_fn\n"
@@ -46,18 +45,18 @@ def run_backward(roots: Iterable[Any], grads: Iterable[Any], retain_graph: bool 
     roots = tuple(roots)
     engine = type(roots[0])  # the Variable class whose graph this is: it rounds and adds gradients
     if create_graph:  # a recorded backward computes on Values/Tensors from its very first gradient
-        grads = [g if isinstance(g, Variable) else root._wrap(g, root.dtype, None) for root, g in zip(roots, grads)]
+        grads = [g if isinstance(g, engine) else root._wrap(g, root.dtype, None) for root, g in zip(roots, grads)]
     starts = [(_start_node(root), g) for root, g in zip(roots, grads)]
     captures = _capture_points(inputs) if inputs is not None else None
     pass_no = events.next_pass_number()
     if events.listening:
         events.emit("backward_start", roots=roots, grads=tuple(g for _, g in starts), pass_no=pass_no)
     watched = captures is not None or events.listening or anomaly.enabled or bool(HOOKS.data)  # type: ignore
-    walk = engine._unwatched_walk if not watched and engine._unwatched_walk is not None else Walk
+    walk = engine._unwatched_walk if not watched and engine._unwatched_walk is not None else reference_walk
     failed = True
     try:
         with grad_mode.set_grad_enabled(create_graph):
-            captured = walk(engine, starts, retain_graph, captures, pass_no).run()
+            captured = walk(engine, starts, retain_graph, captures, pass_no)
         failed = False
     finally:
         if events.listening:
@@ -113,6 +112,12 @@ def on_paths(starts: Iterable[Node], targets: Iterable[Node]) -> dict[Node, bool
                 stack.append(parent)
             keep[parent] = True  # it runs: a target lies beyond it
     return keep
+
+
+def reference_walk(engine: type, starts: list[tuple[Node, Any]], retain_graph: bool,
+                   captures: dict[Node, int] | None, pass_no: int) -> dict[Node, Any]:
+    """One backward pass by ``Walk``; returns the gradients captured for ``autograd.grad``."""
+    return Walk(engine, starts, retain_graph, captures, pass_no).run()
 
 
 class Walk:
@@ -215,20 +220,6 @@ def run_hooks(node: Node, grad: Any, variable: Any) -> Any:
         if result is not None:
             grad = result
     return grad
-
-
-def accumulate_into(variable: Any, grad: Any, node: Any) -> None:
-    """``variable.grad += grad`` (``.grad`` is set to a fresh copy the first time)."""
-    old = variable._grad
-    if old is None:
-        new = variable._as_grad(grad)
-    else:
-        new = old + grad
-        if variable.dtype != FLOAT64:
-            new = variable._round_gradient(new, variable.dtype)
-    variable._grad = new
-    if events.listening:
-        events.emit("accumulate", node=node, variable=variable, old=old, new=new)
 
 
 def _capture_points(inputs: tuple[Any, ...]) -> dict[Node, int]:

@@ -128,15 +128,12 @@ def _promoted(variables: list[Any]) -> Any:
 #     ``SavedVariable`` with its version if it had already been changed in place;
 #   * anything else (a number, None) -> itself.
 # An op saves only what the gradients it will compute need (``ctx.needs_input_grad`` tells it).
-class SavedVariable:
-    """A saved input whose data had been changed in place before it was saved: it and its version then.
-    (An input never changed in place — the usual case — is kept as the Variable itself, version 0.)"""
+class SavedVariable(tuple):  # type: ignore[type-arg]
+    """``(variable, version)``: a saved input whose data had been changed in place before it was saved, and
+    its version then.  (An input never changed in place — the usual case — is kept as the Variable itself,
+    version 0.)  A tuple: made in one step, as optimizers' in-place updates make it common for parameters."""
 
-    __slots__ = ("variable", "version")
-
-    def __init__(self, variable: Any) -> None:
-        self.variable = variable
-        self.version = variable._version
+    __slots__ = ()
 
 
 class SavedOutput(weakref.ref):  # type: ignore[type-arg]
@@ -173,7 +170,7 @@ def _encode(items: tuple[Any, ...], inputs: tuple[Any, ...], args: tuple[Any, ..
         if item is None or not isinstance(x, Variable):
             saved.append(item)
         else:
-            saved.append(x if x._version_counter is None else SavedVariable(x))
+            saved.append(x if x._version_counter is None else SavedVariable((x, x._version)))
     return tuple(saved)
 
 
@@ -232,19 +229,22 @@ class BackwardNode(Node):
             out = item()
             return OUTPUT, out, self._output if out is None else out.data
         if kind is SavedVariable:
-            return INPUT, item.variable, item.variable.data
+            return INPUT, item[0], item[0].data
         if isinstance(item, Variable):
             return INPUT, item, item.data
         return OTHER, None, item
 
     def _check_version(self, item: Any, variable: Any) -> None:
         """Raise if the saved ``item`` was changed in place since it was saved."""
-        if type(item) is SavedOutput:
-            now, expected, what = item.value, 0, f"[output], which is output 0 of {self.name()},"
+        kind = type(item)
+        if kind is SavedOutput:
+            now, expected = item.value, 0
         else:
-            expected = item.version if type(item) is SavedVariable else 0
-            now, what = variable._version, f"[{type(variable).__name__}]"
+            counter = variable._version_counter
+            now, expected = (0 if counter is None else counter.value), (item[1] if kind is SavedVariable else 0)
         if now != expected:
+            what = f"[output], which is output 0 of {self.name()}," if kind is SavedOutput else \
+                f"[{type(variable).__name__}]"
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an inplace "
                 f"operation: {what} is at version {now}; expected version {expected} instead.\n"

@@ -19,6 +19,9 @@ import itertools
 import weakref
 from typing import Any, Callable
 
+from ..dtypes import FLOAT64  # the dtype whose gradients are never rounded
+from . import events
+
 _creation_order = itertools.count(0.0)  # floats: 24 bytes a node instead of an int's 32
 
 FREED = "<freed>"  # what ``_saved`` becomes after a backward without retain_graph
@@ -114,6 +117,34 @@ def gradient_edge(variable: Any) -> Node:
         if node is None:
             node = variable._accumulator = AccumulateGrad(variable)
     return node  # type: ignore[no-any-return]
+
+
+def accumulate_into(variable: Any, grad: Any, node: Any) -> None:
+    """``variable.grad += grad`` (``.grad`` is set to a fresh copy the first time)."""
+    old = variable._grad
+    if old is None:
+        new = variable._as_grad(grad)
+    else:
+        new = old + grad
+        if variable.dtype != FLOAT64:
+            new = variable._round_gradient(new, variable.dtype)
+    variable._grad = new
+    if events.listening:
+        events.emit("accumulate", node=node, variable=variable, old=old, new=new)
+
+
+class _RetainGrad:
+    """The hook ``retain_grad()`` installs: writes the gradient into the Variable's ``.grad``."""
+
+    __slots__ = ("ref",)
+
+    def __init__(self, variable: Any) -> None:
+        self.ref = weakref.ref(variable)
+
+    def __call__(self, grad: Any) -> None:
+        variable = self.ref()
+        if variable is not None:
+            accumulate_into(variable, grad, variable.grad_fn)
 
 
 # node -> its hooks.  ``HOOKS.data`` (the plain dict inside) is tested first: it is empty, and the

@@ -8,11 +8,10 @@ here: ``requires_grad``, ``is_leaf``, ``grad_fn``, ``grad``, ``backward``,
 from __future__ import annotations
 
 import warnings
-import weakref
 from typing import Any, Callable
 
 from . import grad_mode
-from .node import AccumulateGrad, VersionCounter, _HookHandle, gradient_edge
+from .node import AccumulateGrad, VersionCounter, _HookHandle, _RetainGrad, accumulate_into, gradient_edge
 
 LEAF_IN_PLACE = (
     "a leaf Variable that requires grad is being used in an in-place operation.\n"
@@ -143,7 +142,7 @@ class Variable:
         With ``inputs`` (a Variable or a sequence of them), only their ``.grad``
         is accumulated, leaves or not, as PyTorch's ``backward(inputs=…)``.
         """
-        from .engine import accumulate_into, run_backward  # (the walk needs this module: imported late)
+        from .engine import run_backward  # the walk, imported when first needed
 
         seed = self._seed(gradient)
         if inputs is None:
@@ -248,19 +247,3 @@ class Variable:
         from ..viz import repr_svg  # diagrams are a layer above: imported only when a notebook asks
 
         return repr_svg(self)  # type: ignore[no-any-return]
-
-
-class _RetainGrad:
-    """The hook ``retain_grad()`` installs: writes the gradient into the Variable's ``.grad``."""
-
-    __slots__ = ("ref",)
-
-    def __init__(self, variable: Variable) -> None:
-        self.ref = weakref.ref(variable)
-
-    def __call__(self, grad: Any) -> None:
-        from . import engine
-
-        variable = self.ref()
-        if variable is not None:
-            engine.accumulate_into(variable, grad, variable.grad_fn)

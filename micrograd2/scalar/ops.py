@@ -386,7 +386,7 @@ class ToCopy(Function):
     @staticmethod
     def backward(ctx, grad):
         if isinstance(grad, Variable):  # recorded (create_graph): cast back to x's dtype, as PyTorch
-            return grad.to(ctx._next[0]._dtype)
+            return grad.to(ctx._next[0]._dtype)  # type: ignore[attr-defined]
         return grad
 
 

@@ -11,7 +11,7 @@ import builtins
 import numbers
 from typing import Any, Iterable, Sequence
 
-from .. import dtypes
+from .. import dtypes, fast
 from ..autograd import Variable
 from ..autograd.node import VersionCounter
 from . import ops
@@ -303,3 +303,15 @@ def dot(ws: Sequence[Any], xs: Sequence[Any], bias: Any = None) -> Value:
         return Value(ops._exact_sum([w * x for w, x in zip(ws, xs)] + ([bias] if bias is not None else [])))
     return ops.Dot.apply(*inputs)
 
+
+# -- the speed layer (micrograd2/fast/), chosen once, here ---------------------------------------------
+# The methods above are the reference path.  Unless MICROGRAD2_REFERENCE=1, the engine takes the speed
+# layer's versions of its hottest operators instead (they build exactly the same nodes) and its walk for
+# backward passes that nothing watches.
+if fast.ENABLED:
+    from ..fast.scalar import scalar_methods
+    from ..fast.walk import walk as _unwatched_walk
+
+    for _name, _method in scalar_methods(Value, ops).items():
+        setattr(Value, _name, _method)
+    Value._unwatched_walk = staticmethod(_unwatched_walk)
