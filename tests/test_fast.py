@@ -35,6 +35,8 @@ step = st.one_of(
     st.tuples(st.just("hook"), st.integers(0, 99), NUMBERS),
     st.tuples(st.just("retain"), st.integers(0, 99)),
     st.tuples(st.just("cast"), st.integers(0, 99), DTYPES),
+    st.tuples(st.just("dot"), st.lists(st.one_of(st.integers(10, 99), NUMBERS), min_size=2, max_size=6),
+              st.one_of(st.none(), st.integers(10, 99), NUMBERS)),
 )
 program = st.fixed_dictionaries({
     "leaves": st.lists(leaf, min_size=1, max_size=3),
@@ -47,12 +49,28 @@ program = st.fixed_dictionaries({
 })
 
 
+def _pick(vals: list[Any], k: Any) -> Any:
+    """An operand: an earlier Value (an int from 10 on picks one), or the number itself."""
+    return vals[k % len(vals)] if type(k) is int and k >= 10 else k
+
+
 def _apply_step(vals: list[Any], s: tuple, fast_path: bool) -> None:
+    if s[0] == "dot":
+        operands = [_pick(vals, k) for k in s[1]]
+        n = len(operands) // 2
+        ws, xs, bias = operands[:n], operands[n : 2 * n], _pick(vals, s[2])
+        if fast_path:
+            vals.append(mg.dot(ws, xs, bias))
+        elif any(isinstance(v, Value) for v in (*ws, *xs, bias)):
+            vals.append(ops.Dot.apply(*ws, *xs) if bias is None else ops.Dot.apply(*ws, *xs, bias))
+        else:
+            vals.append(mg.dot(ws, xs, bias))  # numbers only: no op is recorded either way
+        return
     kind, x = s[0], vals[s[1] % len(vals)]
     if kind in UNARY:
         vals.append(getattr(x, "__neg__" if kind == "neg" else kind)() if fast_path else UNARY[kind].apply(x))
     elif kind in BINARY:
-        other = vals[s[2] % len(vals)] if type(s[2]) is int and s[2] >= 10 else s[2]
+        other = _pick(vals, s[2])
         operator = {"add": "__add__", "sub": "__sub__", "mul": "__mul__", "div": "__truediv__"}[kind]
         vals.append(getattr(x, operator)(other) if fast_path else BINARY[kind].apply(x, other))
     elif kind in ("radd", "rmul"):
@@ -146,6 +164,7 @@ def test_the_fast_path_and_the_reference_path_give_one_result(prog: dict[str, An
 @pytest.mark.skipif(not fast.ENABLED, reason="the speed layer is off (MICROGRAD2_REFERENCE=1)")
 def test_the_scalar_engine_chose_the_speed_layer_at_import() -> None:
     assert Value.__mul__.__name__ == "fast_Mul" and Value._unwatched_walk is not None
+    assert mg.dot.__name__ == "fast_dot"
 
 
 def test_micrograd2_reference_1_turns_the_speed_layer_off() -> None:

@@ -35,6 +35,62 @@ def scalar_methods(value_class: type, ops: Any) -> dict[str, Method]:
     return methods
 
 
+def dot(fn: Any, reference: Method, value_class: type) -> Method:
+    """The engine's ``dot(ws, xs, bias=None)`` (``fn``: its Dot Function) in one pass over the inputs, for
+    Values of exactly ``value_class`` and one dtype, floats and ints; anything else goes to ``reference``."""
+    node_class, forward = fn._node_class, fn.forward
+    state = grad_mode.state
+
+    def fast_dot(ws: Any, xs: Any, bias: Any = None) -> Any:
+        ws, xs = tuple(ws), tuple(xs)
+        inputs = (*ws, *xs) if bias is None else (*ws, *xs, bias)
+        if len(ws) != len(xs) or state.autocast is not None:
+            return reference(ws, xs, bias)
+        record = state.grad_enabled
+        template = dtype = None
+        args, edges, needs = [], [], False
+        for x in inputs:
+            kind = type(x)
+            if kind is value_class:
+                if template is None:
+                    template, dtype = x, x.dtype
+                elif x.dtype is not dtype:
+                    return reference(ws, xs, bias)
+                args.append(x.data)
+                if record and x._requires_grad:
+                    edges.append(x.grad_fn or x._accumulator or gradient_edge(x))
+                    needs = True
+                else:
+                    edges.append(None)
+            elif kind is float or kind is int:
+                args.append(x)
+                edges.append(None)
+            else:
+                return reference(ws, xs, bias)
+        if template is None:
+            return reference(ws, xs, bias)
+        ctx = node_class.__new__(node_class)
+        ctx._saved = ()
+        ctx._next = tuple(edges)
+        raw = forward(ctx, *args)
+        if not needs:
+            out = template._wrap(raw, dtype, None)
+        else:
+            ctx._seq = next(_creation_order)
+            ctx._dtype = dtype
+            out = template._wrap(raw, dtype, ctx)
+            ctx._output = out.data
+            if ctx._saved:
+                ctx._saved = _encode(ctx._saved, inputs, tuple(args), raw, out)
+            if anomaly.enabled:
+                anomaly.remember_forward(ctx)
+        if events.listening:
+            events.emit("forward", node=out.grad_fn, fn=fn, inputs=inputs, output=out)
+        return out
+
+    return fast_dot
+
+
 def two_inputs(fn: Any, reference: Method) -> Method:
     """``fn.apply(a, b)`` for a Value ``a`` and a ``b`` that is a Value of its class and dtype, a float or an
     int; any other ``b`` goes to ``reference(a, b)``."""

@@ -309,9 +309,10 @@ def dot(ws: Sequence[Any], xs: Sequence[Any], bias: Any = None) -> Value:
 # layer's versions of its hottest operators instead (they build exactly the same nodes) and its walk for
 # backward passes that nothing watches.
 if fast.ENABLED:
-    from ..fast.scalar import scalar_methods
+    from ..fast import scalar as _fast
     from ..fast.walk import walk as _unwatched_walk
 
-    for _name, _method in scalar_methods(Value, ops).items():
+    for _name, _method in _fast.scalar_methods(Value, ops).items():
         setattr(Value, _name, _method)
     Value._unwatched_walk = staticmethod(_unwatched_walk)
+    dot = _fast.dot(ops.Dot, dot, Value)  # type: ignore[assignment]
