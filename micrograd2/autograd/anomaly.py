@@ -7,6 +7,7 @@ While off, the engine pays one global read per op.
 """
 from __future__ import annotations
 
+import os
 import traceback
 import warnings
 import weakref
@@ -58,9 +59,17 @@ class detect_anomaly:
         _switch(self._prev)
 
 
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # micrograd2/
+_LESSONS = os.path.join(_PACKAGE, "lessons")  # (where an installed package keeps the lessons: user code)
+
+
 def remember_forward(node: Any) -> None:
-    """Keep the stack of the forward call that created ``node``."""
-    _forward_stacks[node] = "".join(traceback.format_stack()[:-3])
+    """Keep the stack of the forward call that created ``node``, up to the caller's line (the frames
+    inside micrograd2 itself, however many there are on this engine path, are left out)."""
+    frames = traceback.extract_stack()[:-1]
+    while frames and frames[-1].filename.startswith(_PACKAGE) and not frames[-1].filename.startswith(_LESSONS):
+        frames.pop()
+    _forward_stacks[node] = "".join(traceback.format_list(frames))
 
 
 def check_gradients(node: Any, grads: tuple[Any, ...]) -> None:
