@@ -36,6 +36,10 @@ def broken(tmp_path_factory: pytest.TempPathFactory) -> dict[int, ExerciseResult
     return {r.number: r for r in sorted(results, key=lambda r: r.number)}
 
 
+# A 3 s limit is reached as 3 s of CPU time, or as twice that in wall-clock time on a busy machine.
+SPENT_3 = ("3 s of CPU time", "6 s")
+
+
 def line_of(number: int, text: str, workspace_file: str | None = None) -> int:
     """The 1-based line of the first line containing ``text`` in exercise ``number``'s source."""
     lines = (workspace_file or catalog.get(number).source.read_text()).splitlines()
@@ -69,8 +73,9 @@ def test_an_infinite_loop_is_a_timeout_naming_the_test_and_the_line(broken: dict
     r = broken[3]
     assert r.status == "timeout" and r.seconds < 30
     line = line_of(3, "start = root.grad_fn")  # where `while True: pass` was put
-    assert r.summary in [f"timeout after 3 s at ex03_topo_order.py:{at} in reverse_topological_order, in "
-                         "test_block1_graph_is_ordered (an infinite loop, or far too slow?)" for at in (line, line + 1)]
+    assert r.summary in [f"timeout after {spent} at ex03_topo_order.py:{at} in reverse_topological_order, in "
+                         "test_block1_graph_is_ordered (an infinite loop, or far too slow?)"
+                         for at in (line, line + 1) for spent in SPENT_3]
 
 
 def test_a_syntax_error_is_named_with_file_and_line_and_the_line_itself(broken: dict[int, ExerciseResult]) -> None:
@@ -82,7 +87,8 @@ def test_a_syntax_error_is_named_with_file_and_line_and_the_line_itself(broken: 
 
 def test_an_infinite_loop_at_import_is_a_timeout_too(broken: dict[int, ExerciseResult]) -> None:
     assert broken[5].status == "timeout" and not broken[5].tests
-    assert broken[5].summary.startswith("timeout after 3 s at ex05_grad_accumulation.py:")
+    assert any(broken[5].summary.startswith(f"timeout after {spent} at ex05_grad_accumulation.py:")
+               for spent in SPENT_3)
     assert "in <module>, while importing ex05_grad_accumulation.py" in broken[5].summary
 
 

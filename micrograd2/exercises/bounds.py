@@ -5,9 +5,10 @@ code runs.  From then on:
 
 * the run stops itself after ``limit`` seconds of CPU time, or ``2 × limit``
   seconds of wall-clock time (code that waits instead of computing):
-  a watchdog thread calls ``on_timeout(where)`` — ``where`` is the innermost
-  place in the student's files that the main thread had reached, as
-  ``ex03_topo_order.py:14 in topo_order`` — then ends the process;
+  a watchdog thread calls ``on_timeout(where, spent)`` — ``where`` is the
+  innermost place in the student's files that the main thread had reached, as
+  ``ex03_topo_order.py:14 in topo_order``, and ``spent`` says which limit was
+  reached (``3 s of CPU time``, ``6 s``) — then ends the process;
 * the run ends at once when its parent (the grader) is gone, however the
   grader ended (Ctrl-C, SIGTERM, SIGKILL): Linux's parent-death signal where
   there is one, and the watchdog's check of the parent's pid everywhere;
@@ -39,7 +40,7 @@ def wall_limit(limit: float) -> float:
     return WALL_FACTOR * limit
 
 
-def guard(limit: float, workspace: Path, on_timeout: Callable[[str], None], parent: int | None = None) -> None:
+def guard(limit: float, workspace: Path, on_timeout: Callable[[str, str], None], parent: int | None = None) -> None:
     """Bound this process as the module docstring says (call once, from the main thread).
 
     ``parent`` is the pid of the process that started this one (default: the parent now); a parent that has
@@ -55,10 +56,12 @@ def guard(limit: float, workspace: Path, on_timeout: Callable[[str], None], pare
             time.sleep(POLL_S)
             if os.getppid() != parent:
                 os._exit(PARENT_GONE_EXIT)
-            if time.process_time() > limit or time.monotonic() - started > wall_limit(limit):
+            cpu_out, wall_out = time.process_time() > limit, time.monotonic() - started > wall_limit(limit)
+            if cpu_out or wall_out:
                 frame = sys._current_frames().get(main or 0)
+                spent = f"{limit:g} s of CPU time" if cpu_out else f"{wall_limit(limit):g} s"
                 try:
-                    on_timeout(where(frame, workspace))
+                    on_timeout(where(frame, workspace), spent)
                 finally:
                     os._exit(TIMED_OUT_EXIT)
 

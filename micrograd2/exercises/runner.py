@@ -86,10 +86,11 @@ class Collector:
         partial.write_text(json.dumps(self.report, indent=1), encoding="utf-8")
         os.replace(partial, self.path)  # the grader never reads half a report
 
-    def timed_out(self, where: str) -> None:
-        """The watchdog's last word: the run is out of time, at ``where``.  Keeps the lock (the process ends)."""
+    def timed_out(self, where: str, spent: str) -> None:
+        """The watchdog's last word: the run is out of time (``spent``), at ``where``.  Keeps the lock (the
+        process ends)."""
         self.lock.acquire(timeout=1.0)
-        self.report["timed_out"], self.report["where"] = True, where
+        self.report["timed_out"], self.report["where"], self.report["spent"] = True, where, spent
         self._write()
 
     def pytest_runtest_logstart(self, nodeid: str, location: Any) -> None:
