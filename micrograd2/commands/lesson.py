@@ -209,6 +209,7 @@ def _run_one(target: int | Path, options: Options) -> Ran:
 def _run_cells(path: Path, text: str, about: Header, name: str, options: Options) -> tuple[Ran, Any, Any]:
     """Run a script lesson cell by cell in a fresh tools session; report what went wrong in ``Ran``."""
     from ..lessons import tools
+    from ..lessons.narration import CellNarrator
 
     session = tools.start_session(json=options.json, color=options.color, stream=sys.stdout, strict=False,
                                   lesson=about.number)
@@ -217,7 +218,7 @@ def _run_cells(path: Path, text: str, about: Header, name: str, options: Options
         import micrograd2 as mg
 
         html_trace = mg.trace()
-    narrator = tools.CellNarrator(options.verbosity, options.color, options.json, lesson=about.number,
+    narrator = CellNarrator(options.verbosity, options.color, options.json, lesson=about.number,
                                   extra=(html_trace,) if html_trace is not None else (), narrate=options.trace)
     stop = run_script(path, text, narrator, Printer(sys.stdout, options.color, options.json))
     if stop is None and session.checks and not session.summarized:

@@ -14,7 +14,7 @@ import click
 
 NARRATION_CELL = (
     "# Added by `micrograd2 lesson notebook`: each cell's backward passes are narrated under its output.\n"
-    "from micrograd2.lessons.tools import narrate_cells\n"
+    "from micrograd2.lessons.narration import narrate_cells\n"
     "\n"
     "narrate_cells()"
 )
