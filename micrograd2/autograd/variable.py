@@ -85,6 +85,8 @@ class Variable:
     @requires_grad.setter
     def requires_grad(self, flag: bool) -> None:
         if self.grad_fn is not None:
+            if flag:
+                return  # a non-leaf already requires grad: True is a no-op, as in PyTorch
             raise RuntimeError(
                 "you can only change requires_grad flags of leaf variables.\n"
                 "What to do: use y = x.detach() to get a leaf, then set y.requires_grad = True."
@@ -92,7 +94,7 @@ class Variable:
         self._requires_grad = bool(flag)
 
     def requires_grad_(self, flag: bool = True) -> Variable:
-        """Set ``requires_grad`` in place and return self."""
+        """Set ``requires_grad`` in place and return self (on a non-leaf only ``False`` is refused)."""
         self.requires_grad = flag
         return self
 

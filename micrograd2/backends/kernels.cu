@@ -35,12 +35,8 @@ enum ReduceOp { REDUCE_SUM, REDUCE_MAX };
 // max(a, b) that propagates NaN, as numpy.maximum does
 __device__ __forceinline__ real_t nan_max(real_t a, real_t b) { return (a != a || a > b) ? a : b; }
 
-// 1 / (1 + e^-x), written so that neither branch overflows
-__device__ __forceinline__ real_t sigmoid(real_t x) {
-  if (x >= real_t(0)) return real_t(1) / (real_t(1) + exp(-x));
-  real_t e = exp(x);
-  return e / (real_t(1) + e);
-}
+// 1 / (1 + e^-x), PyTorch's formula (e^-x overflowing to inf gives 0)
+__device__ __forceinline__ real_t sigmoid(real_t x) { return real_t(1) / (real_t(1) + exp(-x)); }
 
 __device__ __forceinline__ real_t apply_binary(int op, real_t a, real_t b) {
   switch (op) {
@@ -64,7 +60,7 @@ __device__ __forceinline__ real_t apply_unary(int op, real_t x) {
     case OP_TANH: return tanh(x);
     case OP_SQRT: return sqrt(x);
     case OP_ABS: return fabs(x);
-    case OP_RELU: return nan_max(x, real_t(0));
+    case OP_RELU: return x < real_t(0) ? real_t(0) : x;  // -0.0 and NaN pass, as PyTorch's relu
     case OP_SIGMOID: return sigmoid(x);
     case OP_SIGN: return x > real_t(0) ? real_t(1) : (x < real_t(0) ? real_t(-1) : x);  // 0 and NaN stay
     case OP_COPY: return x;

@@ -48,15 +48,18 @@ def _arr(x: Any) -> Array:
 
 
 def _relu(x: Array) -> Array:
-    return np.maximum(x, 0)
+    """max(0, x) with −0.0 and nan passing through, as PyTorch's relu (NumPy keeps the second operand
+    on a tie)."""
+    return np.maximum(0.0, x)
 
 
 def _sigmoid(x: Array) -> Array:
-    """σ(x) = 1/(1 + e⁻ˣ), written as ½(1 + tanh(x/2)): stable for any x, no overflow."""
-    out = np.tanh(x * 0.5)
+    """σ(x) = 1/(1 + e⁻ˣ), PyTorch's formula: e⁻ˣ overflowing to inf gives 0 (no cancellation:
+    ½(1 + tanh(x/2)) would round σ(−20) to 0 in float32)."""
+    with np.errstate(over="ignore"):
+        out = np.exp(-x)
     out += 1
-    out *= 0.5
-    return out
+    return np.reciprocal(out, out=out)
 
 
 _BINARY: dict[str, Callable[[Any, Any], Any]] = {

@@ -27,9 +27,22 @@ def _log(x: Any) -> Any:
 
 
 def _pow(x: Any, p: Any) -> Any:
+    """x ** p for an exponent that is a Value in forward (PyTorch's pow(Tensor, Tensor): C's pow)."""
     if isinstance(x, Variable) or isinstance(p, Variable):
         return x**p
     return ieee.pow(x, p)
+
+
+def _pow_scalar(x: Any, p: float) -> Any:
+    """x ** p for a number p, as PyTorch's pow(Tensor, Scalar) (``ieee.pow_scalar``)."""
+    return x**p if isinstance(x, Variable) else ieee.pow_scalar(x, p)
+
+
+def _where(cond: bool, a: Any, b: Any) -> Any:
+    """``a if cond else b``; while recording, a ``WhereBackward0`` node (zero gradient to the other side)."""
+    if isinstance(a, Variable) or isinstance(b, Variable):
+        return Where.apply(a, b, cond=cond)
+    return a if cond else b
 
 
 def _sign(x: Any) -> float:
@@ -111,7 +124,9 @@ class Mul(Function):
 
 
 class Div(Function):
-    """a / b.  ∂/∂a = 1/b, ∂/∂b = −a/b².  Keeps a only if b needs a gradient (``x / 4`` keeps just 4)."""
+    """a / b.  ∂/∂a = g / b, and ∂/∂b = −g·((a / b) / b), PyTorch's ``div_tensor_other_backward``:
+    no b·b that overflows or underflows (1e300 / 1e200 has ∂/∂b = −1e-100, not −0.0).  Keeps a only
+    if b needs a gradient (``x / 4`` keeps just 4)."""
 
     node_name = "DivBackward0"
 
@@ -126,12 +141,31 @@ class Div(Function):
         a, b = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
         grad_a = _div(grad, b) if need_a else None
-        grad_b = -_div(grad * a, b * b) if need_b else None
+        grad_b = -grad * _div(_div(a, b), b) if need_b else None
         return grad_a, grad_b
 
 
+class RDiv(Function):
+    """c / x for a number c: one input, one node (``DivBackward0``, where PyTorch records
+    reciprocal(x) · c).  Computed as PyTorch does: r = 1/x, then c·r; ∂/∂x = −(g·c)·r²."""
+
+    node_name = "DivBackward0"
+
+    @staticmethod
+    def forward(ctx, x, c):
+        ctx.save_for_backward(x, c)
+        return c * ieee.div(1.0, x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, c = ctx.saved_tensors
+        r = _div(1.0, x)
+        return -(grad * c) * (r * r)
+
+
 class Pow(Function):
-    """x ** p for a number p: one input.  ∂/∂x = p·x^(p−1)."""
+    """x ** p for a number p: one input.  ∂/∂x = g·(p·x^(p−1)), 0 for p = 0 (PyTorch's ``pow_backward``);
+    x ** p itself as PyTorch computes it (``ieee.pow_scalar``: x·x for p = 2, √x for p = ½…)."""
 
     node_name = "PowBackward0"
     autocast = "fp32"
@@ -139,18 +173,19 @@ class Pow(Function):
     @staticmethod
     def forward(ctx, x, exponent):
         ctx.save_for_backward(x, exponent)
-        return ieee.pow(x, exponent)
+        return ieee.pow_scalar(x, exponent)
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx, grad):  # PyTorch's pow_backward
         x, p = ctx.saved_tensors
         if p == 0:
             return grad * 0.0
-        return grad * p * _pow(x, p - 1)
+        return grad * (p * _pow_scalar(x, p - 1))
 
 
 class PowValue(Function):
-    """x ** y for two Values.  ∂/∂x = y·x^(y−1), ∂/∂y = x^y·log x (0 where x = 0 and y ≥ 0)."""
+    """x ** y for two Values.  PyTorch's ``pow_backward_self``: ∂/∂x = g·(y·x^(y−1)), 0 where y = 0;
+    ``pow_backward_exponent``: ∂/∂y = g·(x^y·log x), 0 where x = 0 and y ≥ 0."""
 
     node_name = "PowBackward1"
     autocast = "fp32"
@@ -166,18 +201,14 @@ class PowValue(Function):
     def backward(ctx, grad):
         x, y, out = ctx.saved_tensors
         need_x, need_y = ctx.needs_input_grad
-        grad_x = grad * y * _pow(x, y - 1) if need_x else None
-        if not need_y:
-            grad_y = None
-        elif float(x) == 0 and float(y) >= 0:
-            grad_y = grad * 0.0
-        else:
-            grad_y = grad * out * _log(x)
+        grad_x = _where(float(y) == 0, 0.0, grad * (y * _pow(x, y - 1))) if need_x else None
+        grad_y = grad * _where(float(x) == 0 and float(y) >= 0, 0.0, out * _log(x)) if need_y else None
         return grad_x, grad_y
 
 
 class RPow(Function):
-    """c ** x for a number c: one input.  ∂/∂x = c^x · log c."""
+    """c ** x for a number c: one input.  ∂/∂x = g·(c^x·log c), 0 where c = 0 and x ≥ 0
+    (PyTorch's ``pow_backward_exponent``)."""
 
     node_name = "PowBackward2"
     autocast = "fp32"
@@ -185,13 +216,13 @@ class RPow(Function):
     @staticmethod
     def forward(ctx, x, base):
         out = ieee.pow(base, x)
-        ctx.save_for_backward(out, base)
+        ctx.save_for_backward(out, base, x)
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        out, base = ctx.saved_tensors
-        return grad * out * ieee.log(base)
+        out, base, x = ctx.saved_tensors
+        return grad * _where(base == 0 and float(x) >= 0, 0.0, out * ieee.log(base))
 
 
 # -- functions of one variable ---------------------------------------------------------------
@@ -248,42 +279,39 @@ class Tanh(Function):
 
 
 class Relu(Function):
-    """max(x, 0).  Keeps its output: ∂/∂x = 1 where the output is positive, else 0 (also at 0)."""
+    """max(x, 0).  Keeps its output: ∂/∂x = g where the output is not ≤ 0 (so nan passes), else 0."""
 
     node_name = "ReluBackward0"
 
     @staticmethod
     def forward(ctx, x):
-        out = x if x > 0 else 0.0
+        out = 0.0 if x < 0 else x  # −0.0 and nan pass through, as PyTorch's clamp_min
         ctx.save_for_backward(out)
         return out
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx, grad):  # PyTorch's threshold_backward(grad, result, 0)
         (out,) = ctx.saved_tensors
-        return grad * (1.0 if out > 0 else 0.0)
+        if isinstance(out, Variable) or isinstance(grad, Variable):
+            return ThresholdBackward.apply(grad, out)
+        return 0.0 if out <= 0 else grad
 
 
 class Sigmoid(Function):
-    """σ(x) = 1 / (1 + e⁻ˣ).  Keeps its output: ∂/∂x = σ(x)(1 − σ(x))."""
+    """σ(x) = 1 / (1 + e⁻ˣ).  Keeps its output: ∂/∂x = g·(1 − σ)·σ."""
 
     node_name = "SigmoidBackward0"
 
     @staticmethod
     def forward(ctx, x):
-        out = ieee.div(1.0, 1.0 + ieee.exp(-x)) if x >= 0 else _sigmoid_negative(x)
+        out = ieee.div(1.0, 1.0 + ieee.exp(-x))  # PyTorch's formula: no cancellation on either side
         ctx.save_for_backward(out)
         return out
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx, grad):  # PyTorch's sigmoid_backward, in its order
         (out,) = ctx.saved_tensors
-        return grad * out * (1 - out)
-
-
-def _sigmoid_negative(x: float) -> float:
-    e = ieee.exp(x)  # stable for large negative x
-    return e / (1.0 + e)
+        return grad * (1 - out) * out
 
 
 class Sqrt(Function):
@@ -304,7 +332,7 @@ class Sqrt(Function):
 
 
 class Abs(Function):
-    """|x|.  ∂/∂x = sign(x) (0 at 0)."""
+    """|x|.  ∂/∂x = g·sgn(x) (0 at 0 and at nan, as PyTorch's sgn)."""
 
     node_name = "AbsBackward0"
 
@@ -314,9 +342,9 @@ class Abs(Function):
         return abs(x)
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx, grad):  # g · sgn(x), sgn recorded while create_graph records (as PyTorch)
         (x,) = ctx.saved_tensors
-        return grad * _sign(x)
+        return grad * (Sgn.apply(x) if isinstance(x, Variable) else ieee.sgn(x))
 
 
 def _exact_sum(xs: Any) -> float:
@@ -402,3 +430,91 @@ class Zero(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad * 0.0
+
+class Round(Function):
+    """Round half to even (to ``decimals`` places).  The derivative is 0 (PyTorch's ``RoundBackward0``)."""
+
+    node_name = "RoundBackward0"
+
+    @staticmethod
+    def forward(ctx, x, decimals):
+        if not decimals:
+            return float(round(x)) if math.isfinite(x) else x
+        scale = 10.0 ** abs(decimals)  # PyTorch's way: round(x·10ᵈ)/10ᵈ in floats (2.675 → 2.68)
+        y = x * scale if decimals > 0 else x / scale
+        if not math.isfinite(y):
+            return x
+        return float(round(y)) / scale if decimals > 0 else float(round(y)) * scale
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 0.0
+
+
+class RoundDecimals(Round):
+    """Round half to even to ``decimals`` places (PyTorch's ``RoundBackward1``)."""
+
+    node_name = "RoundBackward1"
+
+
+class Clone(Function):
+    """A copy of x in the graph: the gradient passes unchanged (PyTorch's ``CloneBackward0``)."""
+
+    node_name = "CloneBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        return x
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+# -- ops that recorded backward passes use (create_graph=True) -----------------------------------------
+class Where(Function):
+    """``a if cond else b`` for a condition fixed at forward time, as PyTorch's ``where``: the gradient
+    goes to the chosen input and an exact 0 to the other."""
+
+    node_name = "WhereBackward0"
+    ctx_slots = ("cond",)
+
+    @staticmethod
+    def forward(ctx, a, b, cond):
+        ctx.cond = cond
+        return a if cond else b
+
+    @staticmethod
+    def backward(ctx, grad):
+        return (grad, 0.0) if ctx.cond else (0.0, grad)
+
+
+class ThresholdBackward(Function):
+    """relu's backward, recorded: g where the output is not ≤ 0, else 0.  Its output requires grad when
+    relu's output does, with a zero derivative there (PyTorch's ``ThresholdBackwardBackward0``)."""
+
+    node_name = "ThresholdBackwardBackward0"
+    ctx_slots = ("passes",)
+
+    @staticmethod
+    def forward(ctx, grad, out):
+        ctx.passes = not out <= 0
+        return grad if ctx.passes else 0.0
+
+    @staticmethod
+    def backward(ctx, grad):
+        return (grad if ctx.passes else 0.0), 0.0
+
+
+class Sgn(Function):
+    """sgn(x): −1, 0 or 1 (0 at nan), with derivative 0 (abs's backward records it, as PyTorch)."""
+
+    node_name = "SgnBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        return ieee.sgn(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return 0.0

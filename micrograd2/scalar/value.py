@@ -102,6 +102,25 @@ class Value(Variable):
     def __float__(self) -> float:
         return float(self.data)
 
+    def __int__(self) -> int:
+        """The number truncated toward zero, as ``int(tensor)``."""
+        return int(self.data)
+
+    def round(self, decimals: int = 0) -> Value:
+        """Rounded half to even (to ``decimals`` places), as ``tensor.round()``; its gradient is 0
+        (``RoundBackward0``, ``RoundBackward1`` with decimals)."""
+        if decimals:
+            return ops.RoundDecimals.apply(self, decimals=decimals)  # type: ignore[no-any-return]
+        return ops.Round.apply(self, decimals=None)  # type: ignore[no-any-return]
+
+    def __round__(self, ndigits: int | None = None) -> Value:
+        """``round(v)`` is ``v.round()`` (PyTorch's tensors have no ``round(t)``: ``t.round()``)."""
+        return self.round(ndigits or 0)
+
+    def __pos__(self) -> Value:
+        """``+v`` is ``v`` itself, as ``+tensor``."""
+        return self
+
     def __bool__(self) -> bool:
         return self.data != 0
 
@@ -145,7 +164,9 @@ class Value(Variable):
         return ops.Rsub.apply(self, c=other) if _operand(other) else NotImplemented
 
     def __rtruediv__(self, other: Any) -> Any:
-        return ops.Div.apply(other, self) if _operand(other) else NotImplemented
+        if isinstance(other, Value):
+            return ops.Div.apply(other, self)
+        return ops.RDiv.apply(self, c=other) if _operand(other) else NotImplemented
 
     def __pow__(self, other: Any) -> Any:
         if isinstance(other, Value):
@@ -214,7 +235,17 @@ class Value(Variable):
     def double(self) -> Value:
         return self.to(dtypes.FLOAT64)
 
-    # -- outside the graph ----------------------------------------------------------------------
+    # -- copies and outside the graph -------------------------------------------------------------
+    def clone(self) -> Value:
+        """A copy in the graph (``CloneBackward0``: the gradient passes unchanged)."""
+        return ops.Clone.apply(self)  # type: ignore[no-any-return]
+
+    def detach_(self) -> Value:
+        """Make this Value a leaf outside the graph, in place (``requires_grad=False``); returns it."""
+        self.grad_fn = None
+        self._requires_grad = False
+        return self
+
     def detach(self) -> Value:
         """A new leaf with ``requires_grad=False`` that shares this Value's data and version counter."""
         if self._version_counter is None:

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any, Callable
 from ..autograd import grad_mode
 from .compute import (
     TensorFunction,
-    add,
     backend,
     binary,
     broadcast_shape,
@@ -25,10 +24,12 @@ from .compute import (
     log,
     mul,
     neg,
+    nonnegative,
     power,
     shape_of,
     sub,
     sum_to,
+    where,
 )
 from .storage import FLOATS
 
@@ -122,7 +123,8 @@ class Mul(TensorFunction):
 
 
 class Div(TensorFunction):
-    """a / b (also number / Tensor: one node).  ∂/∂a = 1/b, ∂/∂b = −a/b²."""
+    """a / b (also number / Tensor: one node).  ∂/∂a = g / b, and ∂/∂b = −g·((a / b) / b), PyTorch's
+    ``div_tensor_other_backward``: no b·b that overflows or underflows."""
 
     node_name = "DivBackward0"
     ctx_slots = ("shapes",)
@@ -138,12 +140,13 @@ class Div(TensorFunction):
         sa, sb = ctx.shapes
         need_a, need_b = ctx.needs_input_grad
         grad_a = sum_to(div(grad, b), sa) if need_a else None
-        grad_b = sum_to(neg(div(mul(grad, a), mul(b, b))), sb) if need_b else None
+        grad_b = sum_to(mul(neg(grad), div(div(a, b), b)), sb) if need_b else None
         return grad_a, grad_b
 
 
 class Pow(TensorFunction):
-    """x ** p for a number p.  ∂/∂x = p·x^(p−1)."""
+    """x ** p for a number p, computed as PyTorch does (``power_scalar``).  ∂/∂x = g·(p·x^(p−1)), 0 for
+    p = 0 (PyTorch's ``pow_backward``)."""
 
     node_name = "PowBackward0"
     autocast = "fp32"
@@ -153,7 +156,7 @@ class Pow(TensorFunction):
     def forward(ctx, x, exponent):
         ctx.save_for_backward(x)
         ctx.exponent = exponent
-        return binary("pow", x, exponent)
+        return power(x, exponent)
 
     @staticmethod
     def backward(ctx, grad):
@@ -165,7 +168,8 @@ class Pow(TensorFunction):
 
 
 class PowTensor(TensorFunction):
-    """x ** y for two Tensors.  ∂/∂x = y·x^(y−1), ∂/∂y = x^y·log x (0 where x = 0 and y ≥ 0)."""
+    """x ** y for two Tensors.  PyTorch's ``pow_backward_self``: ∂/∂x = g·(y·x^(y−1)), 0 where y = 0;
+    ``pow_backward_exponent``: ∂/∂y = g·(x^y·log x), 0 where x = 0 and y ≥ 0."""
 
     node_name = "PowBackward1"
     autocast = "fp32"
@@ -183,21 +187,21 @@ class PowTensor(TensorFunction):
         x, y, out = ctx.saved_tensors
         sx, sy = ctx.shapes
         need_x, need_y = ctx.needs_input_grad
-        grad_x = sum_to(mul(grad, mul(y, power(x, sub(y, 1.0)))), sx) if need_x else None
-        grad_y = None
+        xd, yd = data_of(x), data_of(y)
+        be = backend(xd, yd)
+        grad_x = grad_y = None
+        if need_x:
+            y_is_zero = be.binary("eq", yd, 0.0)
+            grad_x = sum_to(where(y_is_zero, 0.0, mul(grad, mul(y, power(x, sub(y, 1.0))))), sx)
         if need_y:
-            xd, yd = data_of(x), data_of(y)
-            be = backend(xd, yd)
-            # where x == 0 and y >= 0 the true derivative is 0, not 0·log 0 = nan: take log 1 there
-            at_zero = be.binary("mul", be.binary("eq", xd, 0.0), be.binary("eq", be.binary("gt", 0.0, yd), False))
-            zero = be.astype(at_zero, be.dtype(xd))
-            safe_x = add(mul(x, be.binary("sub", 1.0, zero)), zero)
-            grad_y = sum_to(mul(mul(grad, out), log(safe_x)), sy)
+            at_zero = be.binary("mul", be.binary("eq", xd, 0.0), nonnegative(yd))
+            grad_y = sum_to(mul(grad, where(at_zero, 0.0, mul(out, log(x)))), sy)
         return grad_x, grad_y
 
 
 class RPow(TensorFunction):
-    """c ** x for a number c.  ∂/∂x = c^x · log c."""
+    """c ** x for a number c.  ∂/∂x = g·(c^x·log c), 0 where c = 0 and x ≥ 0 (PyTorch's
+    ``pow_backward_exponent``)."""
 
     node_name = "PowBackward2"
     autocast = "fp32"
@@ -206,16 +210,57 @@ class RPow(TensorFunction):
     @staticmethod
     def forward(ctx, x, base):
         out = binary("pow", base, x)
-        ctx.save_for_backward(out)
+        ctx.save_for_backward(out, x if base == 0 else None)
         ctx.base = base
         return out
 
     @staticmethod
     def backward(ctx, grad):
+        out, x = ctx.saved_tensors
+        base = ctx.base
+        log_base = math.log(base) if base > 0 else -math.inf if base == 0 else math.nan
+        if base != 0:
+            return mul(grad, mul(out, log_base))
+        return mul(grad, where(nonnegative(data_of(x)), 0.0, mul(out, log_base)))
+
+
+
+
+class Where(TensorFunction):
+    """``a`` where the constant mask ``cond`` holds, else ``b`` (PyTorch's ``where``): each side gets the
+    gradient where it was chosen and an exact 0 elsewhere.  Recorded backward passes use it."""
+
+    node_name = "WhereBackward0"
+    ctx_slots = ("cond", "shapes")
+
+    @staticmethod
+    def forward(ctx, a, b, cond):
+        ctx.cond = cond
+        ctx.shapes = (shape_of(a), shape_of(b))
+        return backend(cond).where(cond, a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        sa, sb = ctx.shapes
+        cond = ctx.cond
+        return sum_to(where(cond, grad, 0.0), sa), sum_to(where(cond, 0.0, grad), sb)
+
+
+class Reciprocal(TensorFunction):
+    """1 / x.  Keeps its output r: ∂/∂x = −g·r² (PyTorch's ``ReciprocalBackward0``)."""
+
+    node_name = "ReciprocalBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        out = binary("div", 1.0, x)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        return mul(grad, mul(out, math.log(ctx.base) if ctx.base > 0 else math.nan))
-
-
+        return mul(neg(grad), mul(out, out))
 
 
 class Zero(TensorFunction):
@@ -267,6 +312,17 @@ def reflected(fn: type[TensorFunction], convert: Callable[[Any, Any], Any] = sam
 
     reflected_operator.__qualname__ = f"reflected({fn.__name__})"
     return reflected_operator
+
+
+def rdiv_operator(x: Tensor, other: Any) -> Any:
+    """``other / x``: ``DivBackward0`` for a Tensor or an array; for a number c, PyTorch's
+    ``reciprocal(x) * c`` (``MulBackward0`` over ``ReciprocalBackward0``: the same values and graph)."""
+    o = x._operand(other)
+    if o is NotImplemented:
+        return NotImplemented
+    if shape_of(data_of(o)) is not None:
+        return Div.apply(o, x._as_float())
+    return Reciprocal._apply1(x._as_float()) * o
 
 
 def rsub_operator(x: Tensor, other: Any) -> Any:

@@ -65,7 +65,51 @@ def div(a: Any, b: Any) -> Any:
 
 
 def power(a: Any, p: Any) -> Any:
-    return a**p if is_tensor(a, p) else binary("pow", a, p)
+    """a ** p; for a number p on an array, as PyTorch's pow(Tensor, Scalar) kernel computes it."""
+    if is_tensor(a, p):
+        return a**p
+    return power_scalar(a, p) if isinstance(p, (int, float)) else binary("pow", a, p)
+
+
+def power_scalar(x: Any, p: float) -> Any:
+    """x ** p for an array x and a number p, as PyTorch computes it: x·x for p = 2, x·x·x for 3, 1/x and
+    1/(x·x) for −1 and −2, √x and 1/√x for ½ and −½ ((−0)^½ = −0, (−inf)^½ = nan); else C's pow."""
+    be = backend(x)
+    if p == 2:
+        return be.binary("mul", x, x)
+    if p == 3:
+        return be.binary("mul", be.binary("mul", x, x), x)
+    if p == -1:
+        return be.binary("div", 1.0, x)
+    if p == -2:
+        return be.binary("div", 1.0, be.binary("mul", x, x))
+    if p == 0.5:
+        return be.unary("sqrt", x)
+    if p == -0.5:
+        return be.binary("div", 1.0, be.unary("sqrt", x))
+    return be.binary("pow", x, p)
+
+
+def where(cond: Any, a: Any, b: Any) -> Any:
+    """``a`` where the constant mask ``cond`` holds, else ``b`` (numbers, arrays or Tensors); while the
+    backward pass is recorded, a ``WhereBackward0`` node that gives each side its gradient, 0 elsewhere."""
+    if is_tensor(a, b):
+        from .arithmetic import Where
+
+        return Where.apply(a, b, cond=cond)
+    return backend(cond).where(cond, a, b)
+
+
+def nonnegative(x: Any) -> Any:
+    """The mask x ≥ 0 of an array (False at nan)."""
+    be = backend(x)
+    return be.binary("mul", be.binary("eq", be.binary("gt", 0.0, x), False), be.binary("eq", x, x))
+
+
+def sgn(x: Any) -> Any:
+    """−1, 0 or 1 (0 at nan, as PyTorch's sgn) for an array."""
+    be = backend(x)
+    return be.where(be.binary("eq", x, x), be.unary("sign", x), 0.0)
 
 
 def neg(a: Any) -> Any:

@@ -136,11 +136,11 @@ class BinaryCrossEntropy(TensorFunction):
         be = backend(pd)
         scale = div(grad, float(ctx.n))
         grad_p = grad_y = None
-        if need_p:
-            denom = mul(p, sub(1.0, p))
+        if need_p:  # PyTorch's order: g·(p − y) / max((1 − p)·p, ε), then / n
+            denom = mul(sub(1.0, p), p)
             if not is_tensor(denom):
                 denom = be.binary("maximum", denom, 1e-12)  # PyTorch's guard against p = 0 or 1
-            grad_p = div(mul(sub(p, y), scale), denom)
+            grad_p = div(div(mul(grad, sub(p, y)), denom), float(ctx.n))
         if need_y:  # ∂/∂y = log(1 − p) − log p (the clamped logs, as PyTorch)
             if is_tensor(p):
                 grad_y = mul(scale, sub(log(sub(1.0, p)), log(p)))

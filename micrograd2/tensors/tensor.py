@@ -328,11 +328,11 @@ class Tensor(Variable):
         return self.to("float32") if self.dtype in INTEGERS else self
 
     # -- arithmetic (arithmetic.py) and matrix products (linalg.py) --------------------------------
-    __add__, __radd__ = arithmetic.operator(Add), arithmetic.reflected(Add)
+    __add__ = __radd__ = arithmetic.operator(Add)  # 2 + x is x.add(2), as PyTorch records it
     __sub__, __rsub__ = arithmetic.operator(Sub), arithmetic.rsub_operator
-    __mul__, __rmul__ = arithmetic.operator(Mul), arithmetic.reflected(Mul)
+    __mul__ = __rmul__ = arithmetic.operator(Mul)
     __truediv__ = arithmetic.operator(Div, arithmetic.to_float)
-    __rtruediv__ = arithmetic.reflected(Div, arithmetic.to_float)
+    __rtruediv__ = arithmetic.rdiv_operator
     __pow__, __rpow__ = arithmetic.pow_operator, arithmetic.rpow_operator
     __neg__ = method(Neg)
     __matmul__, __rmatmul__ = linalg.matmul_operator, linalg.rmatmul_operator

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
 
-from .compute import TensorFunction, backend, binary, data_of, div, is_tensor, mask_mul, mul, sub
+from .compute import TensorFunction, backend, binary, div, is_tensor, mul, sgn, sub, where
 
 if TYPE_CHECKING:
     from .tensor import Tensor
@@ -81,7 +81,8 @@ class Tanh(TensorFunction):
 
 
 class Relu(TensorFunction):
-    """max(x, 0).  Keeps its output: ∂/∂x = 1 where the output is positive, else 0 (also at 0)."""
+    """max(x, 0) (−0.0 and nan pass through).  Keeps its output: ∂/∂x = g where the output is not ≤ 0
+    (so nan passes), else 0: PyTorch's ``threshold_backward``."""
 
     node_name = "ReluBackward0"
 
@@ -92,12 +93,31 @@ class Relu(TensorFunction):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        od = data_of(out)
-        return mask_mul(grad, backend(od).binary("gt", od, 0.0))
+        if is_tensor(grad, out):
+            return ThresholdBackward.apply(grad, out)
+        return where(backend(out).binary("eq", out, 0.0), 0.0, grad)  # relu's output is ≤ 0 only at ±0
+
+
+class ThresholdBackward(TensorFunction):
+    """relu's backward, recorded (create_graph): g where relu's output is not 0, else 0.  It depends on
+    that output too, with derivative 0 (PyTorch's ``ThresholdBackwardBackward0``)."""
+
+    node_name = "ThresholdBackwardBackward0"
+    ctx_slots = ("zero",)
+
+    @staticmethod
+    def forward(ctx, grad, out):
+        ctx.zero = backend(out).binary("eq", out, 0.0)
+        return where(ctx.zero, 0.0, grad)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return where(ctx.zero, 0.0, grad), where(ctx.zero, 0.0, mul(grad, 0.0))
 
 
 class Sigmoid(TensorFunction):
-    """σ(x) = 1 / (1 + e⁻ˣ).  Keeps its output: ∂/∂x = σ(x)(1 − σ(x))."""
+    """σ(x) = 1 / (1 + e⁻ˣ), PyTorch's formula.  Keeps its output: ∂/∂x = g·(1 − σ)·σ (PyTorch's
+    ``sigmoid_backward``, in its order)."""
 
     node_name = "SigmoidBackward0"
 
@@ -108,7 +128,7 @@ class Sigmoid(TensorFunction):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        return mul(grad, mul(out, sub(1.0, out)))
+        return mul(mul(grad, sub(1.0, out)), out)
 
 
 class Sqrt(TensorFunction):
@@ -127,7 +147,7 @@ class Sqrt(TensorFunction):
 
 
 class Abs(TensorFunction):
-    """|x|.  ∂/∂x = sign(x) (0 at 0)."""
+    """|x|.  ∂/∂x = g·sgn(x) (0 at 0 and at nan, as PyTorch's sgn)."""
 
     node_name = "AbsBackward0"
 
@@ -139,5 +159,18 @@ class Abs(TensorFunction):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        xd = data_of(x)
-        return mul(grad, backend(xd).unary("sign", xd))
+        return mul(grad, Sgn.apply(x) if is_tensor(x) else sgn(x))
+
+
+class Sgn(TensorFunction):
+    """sgn(x) with derivative 0: what abs's recorded backward multiplies by (PyTorch's ``SgnBackward0``)."""
+
+    node_name = "SgnBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        return sgn(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return mul(grad, 0.0)

@@ -87,7 +87,6 @@ def _targets(lib, classes):
 
 
 # Known differences: program name (Value ops: "scalar-<op>", Tensor elementwise: "tensor-<op>") -> the bug.
-NUMBER_FIRST = "number ∘ Tensor records the number's None first; torch records x.op(number): the Tensor's node first"
 KNOWN: dict[str, str] = {
     "reshape_after_transpose": ("reshape of a non-contiguous Tensor copies: torch records UnsafeViewBackward0 over "
                                 "CloneBackward0; ours a ViewBackward0"),
@@ -99,19 +98,12 @@ KNOWN: dict[str, str] = {
     "batched_matmul": "@ on 3-D operands (batched matmul) is refused",
     "matmul_3d_by_2d": "@ on 3-D operands (batched matmul) is refused",
     "cross_entropy": "NllLossBackward0 lists the target as a None input; torch's node has one next function",
-    "rdiv_number": ("number / Tensor: torch records reciprocal(x)·c (MulBackward0 over ReciprocalBackward0); "
-                    "ours one DivBackward0"),
-    "tensor-unary:rdiv_number": ("number / Tensor: torch records reciprocal(x)·c (MulBackward0 over "
-                                 "ReciprocalBackward0); ours one DivBackward0"),
-    "scalar-unary:pos": "Value has no unary + (torch's +t is t itself)",
-    "tensor-unary:radd_number": NUMBER_FIRST,
-    "tensor-unary:rmul_number": NUMBER_FIRST,
 }
 
 # Deliberate differences (README, "Differences from PyTorch"): program -> the shape micrograd2 documents.
 DELIBERATE = {
     # API.md: number / Value is one DivBackward0 node, where PyTorch builds reciprocal(x) * c
-    "unary:rdiv_number": ("DivBackward0", (None, "AccumulateGrad")),
+    "unary:rdiv_number": ("DivBackward0", ("AccumulateGrad",)),
 }
 
 
