@@ -147,9 +147,11 @@ class Div(Function):
 
 class RDiv(Function):
     """c / x for a number c: one input, one node (``DivBackward0``, where PyTorch records
-    reciprocal(x) · c).  Computed as PyTorch does: r = 1/x, then c·r; ∂/∂x = −(g·c)·r²."""
+    reciprocal(x) · c).  Computed as PyTorch does: r = 1/x, then c·r; ∂/∂x = −(g·c)·r².  On autocast's
+    float32 list, as PyTorch's reciprocal."""
 
     node_name = "DivBackward0"
+    autocast = "fp32"
 
     @staticmethod
     def forward(ctx, x, c):
