@@ -35,7 +35,7 @@ def _pow(x: Any, p: Any) -> Any:
 
 def _pow_scalar(x: Any, p: float) -> Any:
     """x ** p for a number p, as PyTorch's pow(Tensor, Scalar) (``ieee.pow_scalar``)."""
-    return x**p if isinstance(x, Variable) else ieee.pow_scalar(x, p)
+    return x**p if isinstance(x, Variable) else ieee.pow_scalar(x, p)  # type: ignore[operator]
 
 
 def _where(cond: bool, a: Any, b: Any) -> Any:
