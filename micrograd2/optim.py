@@ -108,11 +108,13 @@ def zero_grad(params: Iterable[Any], set_to_none: bool = True) -> None:
         g = p.grad
         if set_to_none or g is None:
             p.grad = None
-        elif is_variable(g):
-            g = g.detach()
+        elif is_variable(g):  # in place, as PyTorch: a kept reference to p.grad sees the zeros
+            if g.grad_fn is not None:
+                g.detach_()
+            else:
+                g.requires_grad_(False)
             with no_grad():
                 g.zero_()
-            p.grad = g
         else:
             p.grad = 0.0
 

@@ -58,7 +58,7 @@ def test_item_numpy_len_and_repr() -> None:
     assert t[0, 0].item() == 1.5 and isinstance(t.sum().item(), float)
     assert mg.tensor([3], dtype="int64").item() == 3
     assert len(t) == 1 and t.numel() == 2 and t.ndim == 2 and t.size(1) == 2
-    assert repr(mg.tensor([1.0, 2.0], dtype="float64")) == "tensor([1., 2.], dtype=float64)"
+    assert repr(mg.tensor([1.0, 2.0], dtype="float64")) == "tensor([1., 2.], dtype=torch.float64)"
     assert "requires_grad=True" in repr(mg.tensor([1.0], requires_grad=True))
     assert "grad_fn=<MulBackward0>" in repr(mg.tensor([1.0], requires_grad=True) * 2)
     with pytest.raises(RuntimeError, match="a Tensor with 2 elements cannot be converted to Scalar"):

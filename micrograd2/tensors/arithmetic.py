@@ -31,7 +31,7 @@ from .compute import (
     sum_to,
     where,
 )
-from .storage import FLOATS
+from .storage import FLOATS, INTEGERS
 
 if TYPE_CHECKING:
     from .tensor import Tensor
@@ -280,7 +280,10 @@ class Zero(TensorFunction):
 
 # -- the operators -------------------------------------------------------------------------------
 def same_kind(x: Tensor, other: Any) -> Tensor:
-    """``x`` as a Tensor ops may take next to ``other`` (an integer Tensor meeting a float: float32)."""
+    """``x`` as a Tensor ops may take next to ``other``: an integer Tensor meeting a float is float32, a bool
+    Tensor meeting an integer int64 (PyTorch's categories: a number of a higher one takes part)."""
+    if x.dtype == "bool" and type(other) is int:
+        return x.to("int64")
     return x._float_for(other)
 
 
@@ -352,6 +355,8 @@ def rpow_operator(x: Tensor, other: Any) -> Any:
         return NotImplemented
     if shape_of(data_of(o)) is not None:
         return PowTensor.apply(o, x._as_float())
+    if x.dtype == "int64" and type(o) is int:  # an integer to integer powers stays an integer, as PyTorch
+        return x._wrap(x._backend.binary("pow", o, x.data), "int64", None)
     return RPow.apply(x._as_float(), base=float(o))
 
 
@@ -385,6 +390,12 @@ def in_place(x: Tensor, fn: type[TensorFunction], other: Any, fast: str | None, 
     o = x._operand(other)
     if o is NotImplemented:
         raise TypeError(f"unsupported operand type for an in-place op: {type(other).__name__}")
+    if x.dtype in INTEGERS and (fn is Div or isinstance(o, float) or getattr(o, "dtype", None) in FLOATS):
+        name = "Long" if x.dtype == "int64" else "Bool"
+        raise RuntimeError(
+            f"result type Float can't be cast to the desired output type {name}\n"
+            "What to do: an in-place op keeps the Tensor's dtype; use t = t + x (a new float Tensor) or t.float()."
+        )
     if fast is not None and not grad_mode.is_grad_enabled() and x.dtype in ("float32", "float64"):
         od = data_of(o)
         be = x._backend

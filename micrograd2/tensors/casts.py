@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..autograd import no_grad
 from ..backends import check_device, get_backend
 from .compute import TensorFunction, backend, is_tensor
-from .storage import check_tensor_dtype, is_device
+from .storage import INTEGERS, check_tensor_dtype, is_device
 
 if TYPE_CHECKING:
     from .tensor import Tensor
@@ -64,7 +65,10 @@ def to(x: Tensor, *args: Any, dtype: Any = None, device: Any = None) -> Tensor:
     out = x
     if dtype is not None:
         dtype = check_tensor_dtype(dtype)
-        if dtype != x.dtype:
+        if dtype in INTEGERS:  # an integer result is not differentiable: a leaf, as PyTorch's
+            with no_grad():
+                out = ToCopy.apply(out, dtype=dtype)
+        elif dtype != x.dtype:
             out = ToCopy.apply(out, dtype=dtype)
     if device is not None:
         name = check_device(device)

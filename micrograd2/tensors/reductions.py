@@ -11,6 +11,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from .compute import TensorFunction, backend, data_of, div, expand, kept_shape, mask_mul, normalize_dims, reshape
+from .storage import INTEGERS
 
 if TYPE_CHECKING:
     from .tensor import Tensor
@@ -214,13 +215,22 @@ def sum_of(x: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = Non
     x = x.to("int64") if x.dtype == "bool" else x
     if dim is None:
         return Sum.apply(x)
+    if dim == () or dim == []:  # PyTorch: an empty dim list reduces over every dimension
+        dim = tuple(range(x.ndim))
     return SumDim.apply(x, dim=normalize_dims(dim, x.ndim), keepdim=keepdim)
 
 
 def mean_of(x: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = None, keepdims: Any = None) -> Tensor:
     """The mean of all elements (``MeanBackward0``) or over ``dim`` (``MeanBackward1``)."""
     dim, keepdim = _dim_alias(dim, keepdim, axis, keepdims)
-    x = x._as_float()
+    if x.dtype in INTEGERS:
+        raise RuntimeError(
+            f"mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. "
+            f"Got: {'Long' if x.dtype == 'int64' else 'Bool'}\n"
+            "What to do: take the mean of a float Tensor: t.float().mean()."
+        )
+    if dim == () or dim == []:
+        dim = tuple(range(x.ndim))
     if dim is None:
         return Mean.apply(x)
     return MeanDim.apply(x, dim=normalize_dims(dim, x.ndim), keepdim=keepdim)

@@ -24,7 +24,7 @@ from ..autograd import Variable, grad_mode
 from ..autograd.node import VersionCounter
 from ..backends import array_types, get_backend
 from ..backends.base import ArrayBackend
-from . import arithmetic, casts, indexing, linalg, reductions, shapes, unary, views
+from . import arithmetic, casts, indexing, linalg, printing, reductions, shapes, unary, views
 from .arithmetic import Add, Div, Mul, Neg, Sub
 from .compute import broadcast_shape, method, normalize_dims
 from .losses import LogSoftmax
@@ -286,20 +286,9 @@ class Tensor(Variable):
             yield self[i]
 
     def __repr__(self) -> str:
-        import numpy as np
-
-        host = self._backend.to_host(self.data)
-        body = np.array2string(host, separator=", ", precision=4, prefix="tensor(", threshold=200)
-        parts = [body]
-        if self.device != "cpu":
-            parts.append(f"device='{self.device}'")
-        if self.dtype not in ("float32", "int64", "bool"):
-            parts.append(f"dtype={self.dtype}")
-        if self.grad_fn is not None:
-            parts.append(f"grad_fn=<{self.grad_fn.name()}>")
-        elif self._requires_grad:
-            parts.append("requires_grad=True")
-        return f"tensor({', '.join(parts)})"
+        """As PyTorch prints it (``printing.py``): ``tensor([0.1000, 2.5000], requires_grad=True)``."""
+        values = self._backend.to_host(self.data).tolist()
+        return printing.tensor_repr(values, self.shape, self.dtype, self.device, self.grad_fn, self._requires_grad)
 
     def __format__(self, spec: str) -> str:
         return format(self.item(), spec) if spec else repr(self)

@@ -35,7 +35,6 @@ def test_grad_keeps_its_identity_across_backward_passes() -> None:
         assert p.grad is g and g.tolist() == [6.0, 6.0]
 
 
-@xfail("zero_grad(set_to_none=False) puts a new zero Tensor in .grad; torch zeros the existing one")
 def test_zero_grad_without_none_zeros_in_place() -> None:
     for make, optim in ((tt, torch.optim), (mt, mg.optim)):
         p = make([1.0, 2.0])

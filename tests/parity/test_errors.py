@@ -209,8 +209,6 @@ MISUSES: dict[str, tuple[Callable[[Any], Any], str]] = {
 
 NO_HINT = "the message has torch's words but no 'What to do' line"
 KNOWN: dict[str, str] = {
-    "mean_of_int": "mean() of an int64 Tensor is computed; torch refuses (it cannot infer a float output dtype)",
-    "int_in_place_float": "t += 1.5 on an int64 Tensor is accepted; torch refuses to cast the float result to Long",
     "negative_step": "x[::-1] is accepted; torch refuses negative steps (ValueError)",
     "view_non_contiguous": "view() of a non-contiguous Tensor is accepted; torch refuses (use reshape)",
     "detach_view_in_place": "detach_() on a view is accepted; torch refuses",
