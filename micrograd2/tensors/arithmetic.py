@@ -325,7 +325,7 @@ def rdiv_operator(x: Tensor, other: Any) -> Any:
         return NotImplemented
     if shape_of(data_of(o)) is not None:
         return Div.apply(o, x._as_float())
-    return Reciprocal._apply1(x._as_float()) * o
+    return Reciprocal.apply(x._as_float()) * o
 
 
 def rsub_operator(x: Tensor, other: Any) -> Any:
