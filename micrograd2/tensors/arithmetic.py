@@ -226,26 +226,6 @@ class RPow(TensorFunction):
 
 
 
-class Where(TensorFunction):
-    """``a`` where the constant mask ``cond`` holds, else ``b`` (PyTorch's ``where``): each side gets the
-    gradient where it was chosen and an exact 0 elsewhere.  Recorded backward passes use it."""
-
-    node_name = "WhereBackward0"
-    ctx_slots = ("cond", "shapes")
-
-    @staticmethod
-    def forward(ctx, a, b, cond):
-        ctx.cond = cond
-        ctx.shapes = (shape_of(a), shape_of(b))
-        return backend(cond).where(cond, a, b)
-
-    @staticmethod
-    def backward(ctx, grad):
-        sa, sb = ctx.shapes
-        cond = ctx.cond
-        return sum_to(where(cond, grad, 0.0), sa), sum_to(where(cond, 0.0, grad), sb)
-
-
 class Reciprocal(TensorFunction):
     """1 / x.  Keeps its output r: ∂/∂x = −g·r² (PyTorch's ``ReciprocalBackward0``)."""
 

@@ -94,8 +94,6 @@ def where(cond: Any, a: Any, b: Any) -> Any:
     """``a`` where the constant mask ``cond`` holds, else ``b`` (numbers, arrays or Tensors); while the
     backward pass is recorded, a ``WhereBackward0`` node that gives each side its gradient, 0 elsewhere."""
     if is_tensor(a, b):
-        from .arithmetic import Where
-
         return Where.apply(a, b, cond=cond)
     return backend(cond).where(cond, a, b)
 
@@ -260,3 +258,23 @@ def method(fn: type[TensorFunction]) -> Callable[[Any], Any]:
     one_input.__qualname__ = f"method({fn.__name__})"
     one_input.__doc__ = fn.__doc__
     return one_input
+
+
+class Where(TensorFunction):
+    """``a`` where the constant mask ``cond`` holds, else ``b`` (PyTorch's ``where``): each side gets the
+    gradient where it was chosen and an exact 0 elsewhere.  Recorded backward passes use it."""
+
+    node_name = "WhereBackward0"
+    ctx_slots = ("cond", "shapes")
+
+    @staticmethod
+    def forward(ctx, a, b, cond):
+        ctx.cond = cond
+        ctx.shapes = (shape_of(a), shape_of(b))
+        return backend(cond).where(cond, a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        sa, sb = ctx.shapes
+        cond = ctx.cond
+        return sum_to(where(cond, grad, 0.0), sa), sum_to(where(cond, 0.0, grad), sb)
