@@ -176,3 +176,27 @@ def test_micrograd2_reference_1_turns_the_speed_layer_off() -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "4.0"
 
+
+
+def _tensor_graph(t: Any) -> tuple:
+    node = t.grad_fn
+    return (t.detach().numpy().tolist(), t.dtype, t.requires_grad, node and node.name(), node and node._dtype,
+            node and tuple(None if n is None else n.name() for n, _ in node.next_functions),
+            node and tuple((role, repr(getattr(value, "tolist", lambda: value)())) for role, _, value in
+                           node.saved_entries()))
+
+
+@pytest.mark.skipif(not fast.ENABLED, reason="the speed layer is off (MICROGRAD2_REFERENCE=1)")
+@pytest.mark.parametrize("requires", [(True, True), (True, False), (False, True), (False, False)])
+def test_tensor_operators_on_the_speed_layer_build_what_apply_builds(requires: tuple[bool, bool]) -> None:
+    from micrograd2.tensors import arithmetic, unary
+
+    a = mg.tensor([[1.5, -2.0], [0.5, 3.0]], requires_grad=requires[0])
+    b = mg.tensor([[2.0, 0.25], [-1.0, 4.0]], requires_grad=requires[1])
+    for op, fn in (("__add__", arithmetic.Add), ("__sub__", arithmetic.Sub), ("__mul__", arithmetic.Mul),
+                   ("__truediv__", arithmetic.Div)):
+        assert _tensor_graph(getattr(a, op)(b)) == _tensor_graph(fn.apply(a, b))
+    for name in ("exp", "tanh", "relu", "sigmoid", "abs"):
+        fn = getattr(unary, name.capitalize())
+        assert _tensor_graph(getattr(a, name)()) == _tensor_graph(fn.apply(a))
+    assert _tensor_graph(-a) == _tensor_graph(arithmetic.Neg.apply(a))

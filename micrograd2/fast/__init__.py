@@ -1,7 +1,8 @@
 """The speed layer: what exists only for speed, apart from the reference core that students read.
 
-* ``scalar.py``: the scalar engine's hot ops recorded in one Python call each
-  (``Value.__mul__`` without ``Function.apply``'s general loop);
+* ``recording.py``: ``Function.apply`` for one or two inputs in one Python call
+  (what ``Value``'s and ``Tensor``'s hot operators use); ``scalar.py``: the scalar
+  engine's choice of them, and ``mg.dot`` in one pass;
 * ``walk.py``: the backward walk used when nothing watches it (no hooks, tracer,
   anomaly mode or ``autograd.grad`` captures), with the chain's shortcut past the heap.
 

@@ -1,11 +1,9 @@
 """The scalar engine's hot ops in one Python call each: ``Value.__mul__`` without ``Function.apply``'s loop.
 
-``Function.apply`` handles any number of inputs of any kind.  The calls that
-dominate a scalar program are simpler — ``Value op Value`` of one dtype,
-``Value op number``, ``f(Value)`` — and for them these functions do the same
-steps inline: the same node class, edges, creation number, dtype, saved values
-(through the core's ``_encode``), anomaly record and ``forward`` event.  Any
-other call (another dtype, a bool, autocast on…) goes to the reference method.
+The calls that dominate a scalar program — ``Value op Value`` of one dtype,
+``Value op number``, ``f(Value)`` (``recording.py``), and ``mg.dot`` (here) — do
+``Function.apply``'s steps inline.  Any other call (another dtype, a bool,
+autocast on…) goes to the reference method.
 
 ``scalar_methods(Value, ops)`` gives the methods the scalar engine takes, chosen
 once at import (see ``micrograd2/scalar/value.py``).
@@ -17,6 +15,7 @@ from typing import Any, Callable
 from ..autograd import anomaly, events, grad_mode
 from ..autograd.function import _encode
 from ..autograd.node import _creation_order, gradient_edge
+from .recording import one_input, two_inputs
 
 Method = Callable[..., Any]
 
@@ -89,78 +88,3 @@ def dot(fn: Any, reference: Method, value_class: type) -> Method:
         return out
 
     return fast_dot
-
-
-def two_inputs(fn: Any, reference: Method) -> Method:
-    """``fn.apply(a, b)`` for a Value ``a`` and a ``b`` that is a Value of its class and dtype, a float or an
-    int; any other ``b`` goes to ``reference(a, b)``."""
-    node_class, forward = fn._node_class, fn.forward
-    state = grad_mode.state
-
-    def method(a: Any, b: Any) -> Any:
-        kind = type(b)
-        if kind is float or kind is int:
-            b_data, b_needs = b, False
-        elif kind is type(a) and b.dtype is a.dtype:
-            b_data, b_needs = b.data, b._requires_grad
-        else:
-            return reference(a, b)
-        if state.autocast is not None:
-            return reference(a, b)
-        ctx = node_class.__new__(node_class)
-        ctx._saved = ()
-        a_data, a_needs, dtype = a.data, a._requires_grad, a.dtype
-        if not ((a_needs or b_needs) and state.grad_enabled):
-            ctx._next = (None, None)
-            out = a._wrap(forward(ctx, a_data, b_data), dtype, None)
-        else:
-            ctx._next = (a.grad_fn or a._accumulator or gradient_edge(a) if a_needs else None,
-                         b.grad_fn or b._accumulator or gradient_edge(b) if b_needs else None)
-            raw = forward(ctx, a_data, b_data)
-            ctx._seq = next(_creation_order)
-            ctx._dtype = dtype
-            out = a._wrap(raw, dtype, ctx)
-            ctx._output = out.data
-            if ctx._saved:
-                ctx._saved = _encode(ctx._saved, (a, b), (a_data, b_data), raw, out)
-            if anomaly.enabled:
-                anomaly.remember_forward(ctx)
-        if events.listening:
-            events.emit("forward", node=out.grad_fn, fn=fn, inputs=(a, b), output=out)
-        return out
-
-    method.__qualname__ = method.__name__ = f"fast_{fn.__name__}"
-    return method
-
-
-def one_input(fn: Any, reference: Method) -> Method:
-    """``fn.apply(x)`` for a Value ``x``."""
-    node_class, forward = fn._node_class, fn.forward
-    state = grad_mode.state
-
-    def method(x: Any) -> Any:
-        if state.autocast is not None:
-            return reference(x)
-        ctx = node_class.__new__(node_class)
-        ctx._saved = ()
-        data, dtype = x.data, x.dtype
-        if not (x._requires_grad and state.grad_enabled):
-            ctx._next = (None,)
-            out = x._wrap(forward(ctx, data), dtype, None)
-        else:
-            ctx._next = (x.grad_fn or x._accumulator or gradient_edge(x),)
-            raw = forward(ctx, data)
-            ctx._seq = next(_creation_order)
-            ctx._dtype = dtype
-            out = x._wrap(raw, dtype, ctx)
-            ctx._output = out.data
-            if ctx._saved:
-                ctx._saved = _encode(ctx._saved, (x,), (data,), raw, out)
-            if anomaly.enabled:
-                anomaly.remember_forward(ctx)
-        if events.listening:
-            events.emit("forward", node=out.grad_fn, fn=fn, inputs=(x,), output=out)
-        return out
-
-    method.__qualname__ = method.__name__ = f"fast_{fn.__name__}"
-    return method

@@ -26,6 +26,7 @@ from .compute import (
     neg,
     nonnegative,
     power,
+    recorder,
     shape_of,
     sub,
     sum_to,
@@ -274,7 +275,7 @@ def to_float(x: Tensor, other: Any) -> Tensor:
 
 def operator(fn: type[TensorFunction], convert: Callable[[Any, Any], Any] = same_kind) -> Operator:
     """``x (op) other`` recorded as ``fn``: ``Tensor.__add__ = operator(Add)``."""
-    apply = fn.apply
+    apply = recorder(fn, 2)
 
     def forward_operator(x: Tensor, other: Any) -> Any:
         if type(other) is type(x) and other._backend is x._backend and x.dtype in FLOATS:  # the common case

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from .. import fast
 from ..autograd import Function, Variable
 from ..backends import array_types
 from ..backends.base import ArrayBackend
@@ -248,9 +249,19 @@ def renamed(fn: type[TensorFunction], name: str, node_name: str) -> type[TensorF
     return type(name, (fn,), {"node_name": node_name, "__doc__": doc, "__module__": fn.__module__})
 
 
+def recorder(fn: type[TensorFunction], inputs: int) -> Callable[..., Any]:
+    """``fn.apply`` for ``inputs`` (1 or 2) Tensors: the speed layer's one-call version when it is on
+    (``micrograd2/fast/``, chosen once, at import; it builds exactly what ``apply`` builds)."""
+    if not fast.ENABLED:
+        return fn.apply
+    from ..fast import recording
+
+    return recording.two_inputs(fn, fn.apply) if inputs == 2 else recording.one_input(fn, fn.apply)
+
+
 def method(fn: type[TensorFunction]) -> Callable[[Any], Any]:
     """``x.relu()`` for the one-input Function ``fn``: ``Tensor.relu = method(Relu)`` (as ``Value``'s ops)."""
-    apply = fn.apply
+    apply = recorder(fn, 1)
 
     def one_input(x: Any) -> Any:
         return apply(x)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
 
-from .compute import TensorFunction, backend, binary, div, is_tensor, mul, sgn, sub, where
+from .compute import TensorFunction, backend, binary, div, is_tensor, mul, recorder, sgn, sub, where
 
 if TYPE_CHECKING:
     from .tensor import Tensor
@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 def on_floats(fn: type[TensorFunction]) -> Callable[[Any], Any]:
     """The method ``x.exp()`` for the one-input ``fn``: an integer Tensor is made float32 first."""
-    one_input = fn.apply
+    one_input = recorder(fn, 1)
 
     def method(x: Tensor) -> Tensor:
         return one_input(x._as_float())
