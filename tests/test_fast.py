@@ -182,8 +182,8 @@ def _tensor_graph(t: Any) -> tuple:
     node = t.grad_fn
     return (t.detach().numpy().tolist(), t.dtype, t.requires_grad, node and node.name(), node and node._dtype,
             node and tuple(None if n is None else n.name() for n, _ in node.next_functions),
-            node and tuple((role, repr(getattr(value, "tolist", lambda: value)())) for role, _, value in
-                           node.saved_entries()))
+            node and tuple((role, repr(value.tolist() if hasattr(value, "tolist") else value))
+                           for role, _, value in node.saved_entries()))
 
 
 @pytest.mark.skipif(not fast.ENABLED, reason="the speed layer is off (MICROGRAD2_REFERENCE=1)")
