@@ -75,31 +75,56 @@ def log_softmax(logits: Tensor, dim: int = -1) -> Tensor:
     return logits.log_softmax(dim)
 
 
-def nll_loss(log_probs: Tensor, targets: Any) -> Tensor:
-    """−mean of ``log_probs[i, targets[i]]`` (``NllLossBackward0``); targets are class indices."""
+def nll_loss(log_probs: Tensor, targets: Any, ignore_index: int = -100) -> Tensor:
+    """−mean of ``log_probs[i, targets[i]]`` over the samples whose target is not ``ignore_index``
+    (``NllLossBackward0``); targets are class indices."""
     if log_probs.ndim != 2:
         raise ValueError(
             f"nll_loss() takes log-probabilities of shape (N, C), got {log_probs.shape}\n"
             "What to do: pass one row of class scores per sample."
         )
-    index = _class_indices(targets, log_probs)
-    return NllLoss.apply(log_probs, index)
+    index = _class_indices(targets, log_probs, ignore_index)
+    return NllLoss.apply(log_probs, targets=index.data, ignore_index=ignore_index)
 
 
-def cross_entropy(logits: Tensor, targets: Any) -> Tensor:
-    """Mean over samples of −log softmax(logits)[target] = ``nll_loss(log_softmax(logits, 1), targets)``.
+def cross_entropy(logits: Tensor, targets: Any, ignore_index: int = -100, label_smoothing: float = 0.0) -> Tensor:
+    """PyTorch's ``cross_entropy`` with mean reduction: ``nll_loss(log_softmax(logits, 1), targets)``.
 
-    ``logits`` is ``(N, C)`` (or ``(C,)`` for one sample); ``targets`` holds class indices:
-    a sequence of ints, an integer NumPy array or an ``"int64"`` Tensor.  Stable for any logits.
+    ``logits`` is ``(N, C)``, ``(C,)`` for one sample, or ``(N, C, d1, …)``.  ``targets`` holds class indices
+    (ints, an integer array or an int64 Tensor; a target equal to ``ignore_index`` counts for nothing) or
+    class probabilities (a float Tensor of the logits' shape).  ``label_smoothing`` ε mixes each target with
+    the uniform distribution: (1 − ε)·loss + ε·mean over classes of −log p.  Stable for any logits.
     """
-    if logits.ndim == 1:
+    if logits.ndim == 1:  # one sample
         logits = logits.unsqueeze(0)
-        targets = [int(targets.item() if isinstance(targets, Tensor) else targets)]
-    return nll_loss(log_softmax(logits, 1), targets)
+        targets = _one_sample(targets)
+    classes = logits.shape[1]
+    logp = log_softmax(logits, 1)
+    if isinstance(targets, Tensor) and targets.shape == logits.shape:  # class probabilities (as PyTorch: by shape)
+        y = targets if not label_smoothing else targets * (1 - label_smoothing) + label_smoothing / classes
+        return -(logp * y).sum() / (logits.numel() / classes)  # type: ignore[no-any-return]
+    if logits.ndim > 2:  # (N, C, d…): the class axis last, one row per position
+        axes = (0, *range(2, logits.ndim), 1)
+        logp = logp.permute(*axes).reshape(-1, classes)
+        targets = _like(targets, logits).reshape(-1) if not isinstance(targets, Tensor) else targets.reshape(-1)
+    loss = nll_loss(logp, targets, ignore_index)
+    if not label_smoothing:
+        return loss
+    index = _class_indices(targets, logp, ignore_index)
+    kept = (index != ignore_index).to(logp.dtype)
+    smooth = -(logp.sum(1) * kept).sum() / kept.sum()
+    return loss * (1 - label_smoothing) + smooth * (label_smoothing / classes)  # type: ignore[no-any-return]
 
 
-def _class_indices(targets: Any, ref: Tensor) -> Any:
-    """``targets`` as an int64 array of ``ref``'s backend, checked against the number of classes."""
+def _one_sample(targets: Any) -> Any:
+    if isinstance(targets, Tensor):
+        return targets.unsqueeze(0) if targets.dtype not in INTEGERS or targets.ndim == 0 else targets
+    return [int(targets)]
+
+
+def _class_indices(targets: Any, ref: Tensor, ignore_index: int = -100) -> Any:
+    """``targets`` as an int64 Tensor on ``ref``'s device, checked against the number of classes
+    (``ignore_index`` allowed)."""
     if isinstance(targets, Tensor):
         if targets.dtype not in INTEGERS:
             raise RuntimeError(
@@ -118,7 +143,8 @@ def _class_indices(targets: Any, ref: Tensor) -> Any:
             "What to do: pass one class index per row of logits."
         )
     if n:
-        largest, smallest = t.detach().amax().item(), -(-t.detach()).amax().item()
+        checked = [v for v in t.detach().tolist() if v != ignore_index]
+        largest, smallest = max(checked, default=0), min(checked, default=0)
         bad = largest if largest >= classes else smallest if smallest < 0 else None
         if bad is not None:
             raise IndexError(f"Target {bad} is out of bounds.\n"

@@ -137,7 +137,39 @@ def getitem(x: Tensor, index: Any) -> Tensor:
     fn = _index_function(index)
     if fn is Index:  # advanced indexing: a copy
         return Index.apply(x, index=index)
-    return x._view(fn, index=index)  # basic indexing: a view of x
+    steps = _basic_steps(index, x.ndim)
+    if len(steps) <= 1:
+        return x._view(fn, index=index)  # basic indexing: a view of x
+    for step_fn, step in steps:  # x[0, 1]: one view per step, as PyTorch (SelectBackward0 twice)
+        x = x._view(step_fn, index=step)
+    return x
+
+
+def _basic_steps(index: Any, ndim: int) -> list[tuple[Any, tuple[Any, ...]]]:
+    """A basic index as PyTorch applies it, one step per item left to right: an integer selects
+    (``Select``), a slice other than ``:`` slices (``Slice``), ``None`` inserts an axis; each step
+    as an index of the Tensor the previous steps made.  Refuses negative steps, as PyTorch."""
+    parts = index if isinstance(index, tuple) else (index,)
+    consumed = sum(1 for p in parts if p is not None and p is not Ellipsis)
+    steps: list[tuple[Any, tuple[Any, ...]]] = []
+    d = 0
+    for p in parts:
+        if p is Ellipsis:
+            d += ndim - consumed
+        elif p is None:
+            steps.append((UnsqueezeIndex, (slice(None),) * d + (None,)))
+            d += 1
+        elif isinstance(p, slice):
+            if p.step is not None and p.step < 0:
+                raise ValueError("step must be greater than zero\n"
+                                 "What to do: reverse with t.flip(dim) in PyTorch; here, index the positions "
+                                 "in reverse order (t[[2, 1, 0]]).")
+            if p != slice(None):
+                steps.append((Slice, (slice(None),) * d + (p,)))
+            d += 1
+        else:
+            steps.append((Select, (slice(None),) * d + (p,)))
+    return steps
 
 
 def setitem(x: Tensor, index: Any, value: Any) -> None:

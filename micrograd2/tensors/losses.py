@@ -52,30 +52,35 @@ class LogSoftmax(TensorFunction):
 
 
 class NllLoss(TensorFunction):
-    """−mean of ``logp[i, targets[i]]`` (the negative log-likelihood of the right classes).
-    ∂/∂logp is −1/N at each sample's target, 0 elsewhere."""
+    """−mean of ``logp[i, targets[i]]`` over the rows whose target is not ``ignore_index`` (the negative
+    log-likelihood of the right classes; 0/0 = nan if every row is ignored, as PyTorch).
+    ∂/∂logp is −1/count at each kept row's target, 0 elsewhere.  The targets (class indices, an int64
+    array) are not an input of the node: they get no edge, as in PyTorch's ``NllLossBackward0``."""
 
     node_name = "NllLossBackward0"
     autocast = "fp32"
-    ctx_slots = ("shape", "dtype")
+    ctx_slots = ("shape", "dtype", "count")
 
     @staticmethod
-    def forward(ctx, logp, targets):
+    def forward(ctx, logp, targets, ignore_index=-100):
         be = backend(logp)
-        ctx.save_for_backward(targets)
+        keep = be.binary("eq", be.binary("eq", targets, ignore_index), False)
+        safe = be.where(keep, targets, 0)  # an ignored row picks class 0, then counts as 0
+        ctx.save_for_backward(safe, keep)
         ctx.shape, ctx.dtype = be.shape(logp), be.dtype(logp)
-        picked = be.take_along_rows(logp, targets)
-        return be.binary("div", be.unary("neg", be.sum(picked)), float(ctx.shape[0]))
+        ctx.count = float(be.to_host(be.sum(be.astype(keep, "int64"))))
+        picked = be.where(keep, be.take_along_rows(logp, safe), 0.0)
+        return be.binary("div", be.unary("neg", be.sum(picked)), ctx.count)
 
     @staticmethod
     def backward(ctx, grad):
-        (targets,) = ctx.saved_tensors
-        targets = data_of(targets)
-        be = backend(targets)
+        safe, keep = ctx.saved_tensors
+        be = backend(safe)
         n = ctx.shape[0]
         rows = be.arange(n)
-        per_row = expand(reshape(div(grad, float(-n)), (1,)), (n,))
-        return scatter(per_row, ctx.shape, (rows, targets), ctx.dtype), None
+        per_row = expand(reshape(div(grad, -ctx.count), (1,)), (n,))
+        per_row = mul(per_row, be.astype(keep, ctx.dtype))
+        return scatter(per_row, ctx.shape, (rows, safe), ctx.dtype)
 
 
 class MseLoss(TensorFunction):

@@ -10,7 +10,18 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from .compute import TensorFunction, backend, data_of, div, expand, kept_shape, mask_mul, normalize_dims, reshape
+from .compute import (
+    TensorFunction,
+    backend,
+    data_of,
+    div,
+    expand,
+    kept_shape,
+    mask_mul,
+    mul,
+    normalize_dims,
+    reshape,
+)
 from .storage import INTEGERS
 
 if TYPE_CHECKING:
@@ -91,7 +102,8 @@ class MeanDim(TensorFunction):
 
 
 class MaxAll(TensorFunction):
-    """The largest element.  The gradient is shared evenly among ties (as PyTorch's ``max()``)."""
+    """The largest element (nan if there is one).  The gradient is shared evenly among ties, and among
+    the nans when the maximum is nan (as PyTorch's ``max()``)."""
 
     node_name = "MaxBackward1"
     ctx_slots = ("shape",)
@@ -107,12 +119,19 @@ class MaxAll(TensorFunction):
     @staticmethod
     def backward(ctx, grad):
         x, out = ctx.saved_tensors
+        xd, od = data_of(x), data_of(out)
+        be = backend(xd)
+        if not bool(be.to_host(be.binary("eq", od, od))):  # the max is nan: the nans share the gradient
+            is_max = be.binary("eq", be.binary("eq", xd, xd), False)
+            count = be.sum(be.astype(is_max, be.dtype(xd)))
+            return mask_mul(div(expand(reshape(grad, ()), ctx.shape), count), is_max)
         dims = tuple(range(len(ctx.shape)))
-        return _share_among_maxima(grad, data_of(x), data_of(out), ctx.shape, dims)
+        return _share_among_maxima(grad, xd, od, ctx.shape, dims, masked=True)
 
 
 class Amax(TensorFunction):
-    """The largest element over ``dim``; ties share the gradient evenly (``AmaxBackward0``)."""
+    """The largest element over ``dim``; ties share the gradient evenly (``AmaxBackward0``).  A nan
+    maximum equals no element: as PyTorch's (g/0)·0, the gradient is nan there."""
 
     node_name = "AmaxBackward0"
     ctx_slots = ("shape", "dim")
@@ -128,17 +147,21 @@ class Amax(TensorFunction):
     @staticmethod
     def backward(ctx, grad):
         x, out = ctx.saved_tensors
-        return _share_among_maxima(grad, data_of(x), data_of(out), ctx.shape, ctx.dim)
+        return _share_among_maxima(grad, data_of(x), data_of(out), ctx.shape, ctx.dim, masked=False)
 
 
-def _share_among_maxima(grad: Any, x: Any, out: Any, in_shape: tuple[int, ...], dims: tuple[int, ...]) -> Any:
-    """``grad`` (reduced over ``dims``) sent to the positions equal to the maximum, split among ties."""
+def _share_among_maxima(grad: Any, x: Any, out: Any, in_shape: tuple[int, ...], dims: tuple[int, ...],
+                        masked: bool) -> Any:
+    """``grad`` (reduced over ``dims``) sent to the positions equal to the maximum, split among ties:
+    selected by a mask (``max()``), or multiplied by it (``amax``: PyTorch's (g / count)·mask)."""
     be = backend(x)
     kept = kept_shape(in_shape, dims)
     is_max = be.binary("eq", x, be.reshape(out, kept))
     count = be.sum(be.astype(is_max, be.dtype(x)), axis=dims, keepdims=True)
     share = div(expand(reshape(grad, kept), in_shape), count)
-    return mask_mul(share, is_max)
+    if masked:
+        return mask_mul(share, is_max)
+    return mul(share, be.astype(is_max, be.dtype(x)))
 
 
 class MaxDim(TensorFunction):

@@ -131,9 +131,34 @@ def _infer_shape(shape: tuple[int, ...], numel: int) -> tuple[int, ...]:
     return shape
 
 
+UnsafeView = renamed(View, "UnsafeView", "UnsafeViewBackward0")  # the new shape of a copy: reshape's second step
+
+
+def _viewable(x: Tensor, shape: tuple[int, ...]) -> bool:
+    """Can ``x``'s memory be read in ``shape`` without a copy (as PyTorch's ``view`` requires)?"""
+    be = x._backend
+    return bool(be.shares_memory(be.reshape(x.data, shape), x.data)) or x.numel() == 0
+
+
 def reshape(x: Tensor, *shape: Any) -> Tensor:
-    """The same elements in a new shape (one ``-1`` is inferred): ``ViewBackward0``."""
-    return x._view(View, shape=_infer_shape(shape_arg(shape), x.numel()))
+    """The same elements in a new shape (one ``-1`` is inferred): a view (``ViewBackward0``) when the memory
+    allows, else a copy in the new shape, as PyTorch (``UnsafeViewBackward0`` over ``CloneBackward0``)."""
+    new = _infer_shape(shape_arg(shape), x.numel())
+    if _viewable(x, new):
+        return x._view(View, shape=new)
+    return UnsafeView.apply(Clone.apply(x), shape=new)  # type: ignore[no-any-return]
+
+
+def view(x: Tensor, *shape: Any) -> Tensor:
+    """A view in a new shape; refused (``RuntimeError``) when the memory does not allow it, as PyTorch."""
+    new = _infer_shape(shape_arg(shape), x.numel())
+    if not _viewable(x, new):
+        raise RuntimeError(
+            "view size is not compatible with input tensor's size and stride (at least one dimension spans "
+            "across two contiguous subspaces). Use .reshape(...) instead.\n"
+            "What to do: use reshape (it copies when it must), or make a contiguous copy first (t.clone())."
+        )
+    return x._view(View, shape=new)
 
 
 def flatten(x: Tensor) -> Tensor:

@@ -195,7 +195,12 @@ class Tensor(Variable):
         return super().register_hook(_TensorHook(hook, self.dtype))
 
     def detach_(self) -> Tensor:
-        """Make this Tensor a leaf outside the graph, in place."""
+        """Make this Tensor a leaf outside the graph, in place (refused on a view, as PyTorch)."""
+        if self._base is not None:
+            raise RuntimeError(
+                "Can't detach views in-place. Use detach() instead.\n"
+                "What to do: y = t.detach() gives a leaf outside the graph (sharing t's memory)."
+            )
         self.grad_fn = None
         self._requires_grad = False
         return self
@@ -364,7 +369,8 @@ class Tensor(Variable):
     all = reductions.all_of
 
     # -- shapes (shapes.py) and indexing (indexing.py) --------------------------------------------
-    reshape = view = shapes.reshape
+    reshape = shapes.reshape
+    view = shapes.view
     flatten = shapes.flatten
     unsqueeze = shapes.unsqueeze
     squeeze = shapes.squeeze

@@ -209,9 +209,6 @@ MISUSES: dict[str, tuple[Callable[[Any], Any], str]] = {
 
 NO_HINT = "the message has torch's words but no 'What to do' line"
 KNOWN: dict[str, str] = {
-    "negative_step": "x[::-1] is accepted; torch refuses negative steps (ValueError)",
-    "view_non_contiguous": "view() of a non-contiguous Tensor is accepted; torch refuses (use reshape)",
-    "detach_view_in_place": "detach_() on a view is accepted; torch refuses",
     "bce_out_of_range": "binary_cross_entropy accepts probabilities outside [0, 1]; torch refuses",
     "len_of_0d": NO_HINT,
     "function_gradient_for_number": "a custom Function's gradient for a number input is accepted; torch refuses",

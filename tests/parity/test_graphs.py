@@ -88,16 +88,12 @@ def _targets(lib, classes):
 
 # Known differences: program name (Value ops: "scalar-<op>", Tensor elementwise: "tensor-<op>") -> the bug.
 KNOWN: dict[str, str] = {
-    "reshape_after_transpose": ("reshape of a non-contiguous Tensor copies: torch records UnsafeViewBackward0 over "
-                                "CloneBackward0; ours a ViewBackward0"),
     "contiguous_after_T": ("contiguous() of a non-contiguous Tensor: torch records CloneBackward0; "
                            "ours returns the view"),
-    "select_two": "a[0, 1]: torch records one SelectBackward0 per index step; ours one node",
     "iteration": "iterating a Tensor: torch unbinds it (UnbindBackward0); ours selects row by row",
     "softmax": "Tensor softmax is exp(log_softmax) (two nodes); torch has one SoftmaxBackward0",
     "batched_matmul": "@ on 3-D operands (batched matmul) is refused",
     "matmul_3d_by_2d": "@ on 3-D operands (batched matmul) is refused",
-    "cross_entropy": "NllLossBackward0 lists the target as a None input; torch's node has one next function",
 }
 
 # Deliberate differences (README, "Differences from PyTorch"): program -> the shape micrograd2 documents.
