@@ -78,3 +78,30 @@ def test_cross_entropy_options() -> None:
         pytest.approx(smooth)
     cube = mg.tensor(np.arange(12.0).reshape(2, 3, 2) / 5, dtype="float64")
     assert F.cross_entropy(cube, mg.tensor([[0, 2], [1, 1]], dtype="int64")).shape == ()
+
+
+def test_grad_is_accumulated_in_place() -> None:
+    p = mg.tensor([1.0, 2.0], requires_grad=True)
+    (p * 3).sum().backward()
+    g = p.grad
+    (p * 3).sum().backward()
+    assert p.grad is g and g.tolist() == [6.0, 6.0]
+    mg.optim.SGD([p], lr=0.1).zero_grad(set_to_none=False)
+    assert p.grad is g and g.tolist() == [0.0, 0.0]
+
+
+def test_grad_of_another_shape_or_dtype_is_refused() -> None:
+    p = mg.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="attempting to assign a gradient of size"):
+        p.grad = mg.tensor([1.0, 2.0, 3.0])
+    with pytest.raises(RuntimeError, match="attempting to assign a gradient with dtype"):
+        p.grad = mg.tensor([1.0, 2.0], dtype="float64")
+
+
+def test_a_hook_may_not_change_the_gradients_shape_or_dtype() -> None:
+    for data, dtype, phrase in (([1.0, 2.0, 3.0], "float32", "changed the size"),
+                                ([1.0, 2.0], "float64", "changed the type")):
+        x = mg.tensor([1.0, 2.0], requires_grad=True)
+        x.register_hook(lambda g, data=data, dtype=dtype: mg.tensor(data, dtype=dtype))
+        with pytest.raises(RuntimeError, match=phrase):
+            (x * 2).sum().backward()

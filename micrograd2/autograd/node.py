@@ -20,7 +20,7 @@ import weakref
 from typing import Any, Callable
 
 from ..dtypes import FLOAT64  # the dtype whose gradients are never rounded
-from . import events
+from . import events, grad_mode
 
 _creation_order = itertools.count(0.0)  # floats: 24 bytes a node instead of an int's 32
 
@@ -120,7 +120,12 @@ def gradient_edge(variable: Any) -> Node:
 
 
 def accumulate_into(variable: Any, grad: Any, node: Any) -> None:
-    """``variable.grad += grad`` (``.grad`` is set to a fresh copy the first time)."""
+    """``variable.grad += grad`` (``.grad`` is set to a fresh copy the first time).
+
+    As PyTorch's ``AccumulateGrad``: outside ``create_graph`` a ``.grad`` that is a Variable (a Tensor)
+    is added to **in place**, so it keeps its identity (``g = p.grad`` sees the new sum); while recording,
+    the sum is a new Variable in the graph.  (A Value's ``.grad`` is a float: nothing to keep.)
+    """
     old = variable._grad
     if old is None:
         new = variable._as_grad(grad)
@@ -128,6 +133,10 @@ def accumulate_into(variable: Any, grad: Any, node: Any) -> None:
         new = old + grad
         if variable.dtype != FLOAT64:
             new = variable._round_gradient(new, variable.dtype)
+        if hasattr(old, "_assign") and old.grad_fn is None and not grad_mode.is_grad_enabled():
+            old._assign(getattr(new, "data", new))
+            old._bump_version()
+            new = old
     variable._grad = new
     if events.listening:
         events.emit("accumulate", node=node, variable=variable, old=old, new=new)

@@ -125,6 +125,19 @@ class Variable:
 
     @grad.setter
     def grad(self, value: Any) -> None:
+        shape, dtype = getattr(value, "shape", None), getattr(value, "dtype", None)
+        if shape is not None and hasattr(self, "shape") and tuple(shape) != tuple(self.shape):
+            raise RuntimeError(
+                f"attempting to assign a gradient of size '{list(shape)}' to a tensor of size "
+                f"'{list(self.shape)}'. Please ensure that the gradient and the tensor are the same size\n"
+                "What to do: assign a gradient of the Tensor's own shape (or None)."
+            )
+        if isinstance(value, Variable) and dtype != self.dtype:
+            raise RuntimeError(
+                f"attempting to assign a gradient with dtype '{dtype}' to a tensor with dtype '{self.dtype}'. "
+                "Please ensure that the gradient and the tensor have the same dtype\n"
+                f"What to do: cast it first: g.to({self.dtype!r})."
+            )
         self._grad = value
 
     @property

@@ -470,9 +470,22 @@ class _TensorHook:
 
     def __call__(self, grad: Any) -> Any:
         if isinstance(grad, Variable):  # create_graph: already a Tensor
-            return self.hook(grad)
-        out = self.hook(Tensor._wrap(grad, self.dtype, None))
+            return self._checked(self.hook(grad), grad.shape, grad.dtype)  # type: ignore[attr-defined]
+        g = Tensor._wrap(grad, self.dtype, None)
+        out = self._checked(self.hook(g), g.shape, g.dtype)
         return out.data if isinstance(out, Tensor) else out
+
+    def _checked(self, out: Any, shape: tuple[int, ...], dtype: str) -> Any:
+        """A hook may replace the gradient, not change its shape or dtype (PyTorch's errors)."""
+        if isinstance(out, Tensor):
+            name = getattr(self.hook, "__name__", "hook")
+            if out.shape != shape:
+                raise RuntimeError(f"hook '{name}' has changed the size of value\n"
+                                   "What to do: return a gradient of the same shape (or None to keep it).")
+            if out.dtype != dtype:
+                raise RuntimeError(f"hook '{name}' has changed the type of value (was {dtype} got {out.dtype})\n"
+                                   f"What to do: return a {dtype} gradient: g.to({dtype!r}).")
+        return out
 
 
 def _host_data(data: Any) -> Any:

@@ -25,7 +25,6 @@ def mt(data, requires_grad=True):
 
 
 # -- .grad accumulates in place ----------------------------------------------------------------------
-@xfail("a Tensor's .grad is replaced by each backward, not accumulated in place: a kept g = p.grad goes stale")
 def test_grad_keeps_its_identity_across_backward_passes() -> None:
     for make in (tt, mt):
         p = make([1.0, 2.0])

@@ -212,9 +212,6 @@ KNOWN: dict[str, str] = {
     "bce_out_of_range": "binary_cross_entropy accepts probabilities outside [0, 1]; torch refuses",
     "len_of_0d": NO_HINT,
     "function_gradient_for_number": "a custom Function's gradient for a number input is accepted; torch refuses",
-    "hook_changes_shape": "a Tensor hook may return a gradient of another shape; torch refuses",
-    "hook_changes_dtype": "a Tensor hook may return a gradient of another dtype; torch refuses",
-    "set_grad_wrong_shape": "x.grad may be assigned a Tensor of another shape; torch refuses",
     "inference_tensor_in_graph": ("inference_mode is no_grad here: what it makes is not an inference tensor, "
                                   "so later use in a recorded op works (README: Differences from PyTorch)"),
 }
