@@ -286,3 +286,47 @@ class BackwardNode(Node):
             if type(item) is SavedOutput:
                 return self._read(item)[2]
         return self._output
+
+
+# -- once_differentiable -------------------------------------------------------------------------------------
+ONCE = "trying to differentiate twice a function that was marked with @once_differentiable"
+
+
+def once_differentiable(backward: Any) -> Any:
+    """Mark a custom Function's ``backward`` as not differentiable itself (PyTorch's
+    ``torch.autograd.function.once_differentiable``).
+
+    It then runs under ``no_grad`` on plain gradients.  When a recorded backward pass hands it gradients
+    that require grad, its results are tied to a node (PyTorch's ``Error``) whose own backward raises
+    ``RuntimeError``: differentiating through it a second time is refused instead of silently wrong.
+    """
+    import functools
+
+    @functools.wraps(backward)
+    def wrapper(ctx: Any, *grads: Any) -> Any:
+        with grad_mode.no_grad():
+            outputs = backward(ctx, *(g.detach() if isinstance(g, Variable) else g for g in grads))  # type: ignore[attr-defined]
+        tracked = [g for g in grads if isinstance(g, Variable) and g.requires_grad]
+        if not grad_mode.is_grad_enabled() or not tracked:
+            return outputs
+        single = not isinstance(outputs, tuple)
+        results = (outputs,) if single else outputs
+        marked = tuple(o if o is None else _DelayedError.apply(o, *tracked) for o in results)
+        return marked[0] if single else marked
+
+    return wrapper
+
+
+class _DelayedError(Function):
+    """The node once_differentiable ties its results to: the value passes, backward raises."""
+
+    node_name = "Error"
+
+    @staticmethod
+    def forward(ctx, value, *tracked):
+        return value
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise RuntimeError(ONCE + "\nWhat to do: write a backward that is itself differentiable (ordinary "
+                           "arithmetic on its inputs), or don't take a second derivative through it.")

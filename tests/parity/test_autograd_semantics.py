@@ -154,26 +154,34 @@ def test_mark_non_differentiable_output_does_not_require_grad() -> None:
         assert not flag.requires_grad
 
 
-@xfail("once_differentiable does not exist")
 def test_once_differentiable_refuses_double_backward() -> None:
-    from micrograd2.autograd.function import once_differentiable  # type: ignore[attr-defined]
+    from torch.autograd.function import once_differentiable as torch_once
 
-    class Cube(mg.Function):
-        @staticmethod
-        def forward(ctx, x):
-            ctx.save_for_backward(x)
-            return x**3
+    from micrograd2.autograd.function import once_differentiable
 
-        @staticmethod
-        @once_differentiable
-        def backward(ctx, g):
-            (x,) = ctx.saved_tensors
-            return g * 3 * x**2
+    for lib, mark in ((torch, torch_once), (mg, once_differentiable)):
+        base = lib.autograd.Function if lib is torch else mg.Function
 
-    x = mg.Value(2.0, requires_grad=True)
-    (g,) = mg.autograd.grad(Cube.apply(x), x, create_graph=True)
-    with pytest.raises(RuntimeError, match="once_differentiable"):
-        g.backward()
+        class Cube(base):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x**3
+
+            @staticmethod
+            @mark
+            def backward(ctx, g):
+                (x,) = ctx.saved_tensors
+                return g * 3 * x**2
+
+        x = tt(2.0) if lib is torch else mg.Value(2.0, requires_grad=True)
+        v = tt(1.0) if lib is torch else mg.Value(1.0, requires_grad=True)
+        (g,) = lib.autograd.grad(Cube.apply(x), x, grad_outputs=v, create_graph=True)
+        assert float(g) == 12.0 and g.grad_fn.name().endswith("Error")  # torch: torch::autograd::Error
+        with pytest.raises(RuntimeError, match="marked with @once_differentiable"):
+            g.backward()
+        (plain,) = lib.autograd.grad(Cube.apply(x), x, create_graph=True)
+        assert not plain.requires_grad  # the seed needs no grad: nothing to refuse later
 
 
 # -- create_graph through the copies and x.grad's grad_fn (PYTORCH_TRUTH E9) ---------------------------
