@@ -70,7 +70,8 @@ class NllLoss(TensorFunction):
         ctx.shape, ctx.dtype = be.shape(logp), be.dtype(logp)
         ctx.count = float(be.to_host(be.sum(be.astype(keep, "int64"))))
         picked = be.where(keep, be.take_along_rows(logp, safe), 0.0)
-        return be.binary("div", be.unary("neg", be.sum(picked)), ctx.count)
+        total = be.binary("add", 0.0, be.sum(be.unary("neg", picked)))  # from +0, as PyTorch: −0.0 sums to 0.0
+        return be.binary("div", total, ctx.count)
 
     @staticmethod
     def backward(ctx, grad):
@@ -126,6 +127,12 @@ class BinaryCrossEntropy(TensorFunction):
     @staticmethod
     def forward(ctx, p, y):
         be = backend(p, y)
+        if math.prod(be.shape(p)):  # PyTorch's check (a nan fails it too)
+            high, minus_low = float(be.to_host(be.max(p))), float(be.to_host(be.max(be.unary("neg", p))))
+            if not (high <= 1.0 and minus_low <= 0.0):
+                raise RuntimeError("all elements of input should be between 0 and 1\n"
+                                   "What to do: pass probabilities (e.g. x.sigmoid()), or the logits to "
+                                   "binary_cross_entropy_with_logits.")
         ctx.save_for_backward(p, y)
         log_p, log_q = _clamped_logs(be, p)
         terms = be.binary("add", be.binary("mul", y, log_p),

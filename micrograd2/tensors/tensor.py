@@ -228,7 +228,7 @@ class Tensor(Variable):
 
     def __len__(self) -> int:
         if not self.shape:
-            raise TypeError("len() of a 0-d tensor")
+            raise TypeError("len() of a 0-d tensor\nWhat to do: a 0-d Tensor holds one number: use t.item().")
         return self.shape[0]
 
     @property

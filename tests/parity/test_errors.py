@@ -207,10 +207,7 @@ MISUSES: dict[str, tuple[Callable[[Any], Any], str]] = {
                                      "you can only change requires_grad flags of leaf variables"),
 }
 
-NO_HINT = "the message has torch's words but no 'What to do' line"
 KNOWN: dict[str, str] = {
-    "bce_out_of_range": "binary_cross_entropy accepts probabilities outside [0, 1]; torch refuses",
-    "len_of_0d": NO_HINT,
     "function_gradient_for_number": "a custom Function's gradient for a number input is accepted; torch refuses",
     "inference_tensor_in_graph": ("inference_mode is no_grad here: what it makes is not an inference tensor, "
                                   "so later use in a recorded op works (README: Differences from PyTorch)"),
