@@ -223,6 +223,35 @@ def test_retain_graph_keeps_saved_values_and_frees_nothing() -> None:
     assert [e.saved for e in t.backward_events()] == [(("exp(x)", math.exp(2.0)),)] * 2
 
 
+def _block2_graph() -> tuple[list[mg.Value], mg.Value]:
+    x = [mg.Value(2.0, requires_grad=True, label="x[0]"), mg.Value(3.0, requires_grad=True, label="x[1]")]
+    w = [mg.Value(4.0, requires_grad=True, label="w[0]"), mg.Value(5.0, requires_grad=True, label="w[1]")]
+    z = mg.sum(a * b for a, b in zip(x, w))
+    z.label = "z"
+    return x + w, z
+
+
+def _chain_graph() -> tuple[list[mg.Value], mg.Value]:
+    a, b = mg.Value(0.5, requires_grad=True), mg.Value(2.0, requires_grad=True)  # unlabelled leaves
+    y = ((a * 3.0 - b) ** 2).relu() / mg.Value(4.0, label="n")
+    return [a, b], y
+
+
+@pytest.mark.parametrize("build", [_block2_graph, _chain_graph], ids=["block2", "chain"])
+def test_a_trace_opened_after_the_forward_pass_knows_it(build) -> None:
+    """The usual way, ``z = …; with mg.trace() as t: z.backward()``, records what a trace opened before
+    the forward pass records: outputs, inputs, names and numbers, in the same order."""
+    with mg.trace() as watched:
+        keep, z = build()
+        z.backward()
+    keep, z = build()
+    with mg.trace() as after:
+        z.backward()
+    assert [e.to_dict() for e in after.events] == [e.to_dict() for e in watched.events if e.kind != "forward"]
+    assert after.narrate(color=False) == watched.narrate(color=False)
+    assert all(e.output is not None and e.inputs for e in after.backward_events())
+
+
 def test_graph_built_before_the_trace_is_still_named() -> None:
     x = mg.Value(2.0, requires_grad=True, label="x")
     y = (x * x).tanh()
@@ -233,6 +262,20 @@ def test_graph_built_before_the_trace_is_still_named() -> None:
     assert [(e.node_id, e.output) for e in b] == [("TanhBackward0#1", math.tanh(4.0)), ("MulBackward0#1", 4.0)]
     assert b[1].grad_inputs[0][0] == "x"
     assert [v for _, v in b[0].inputs] == [4.0] and b[1].inputs == (("x", 2.0), ("x", 2.0))
+
+
+def test_a_graph_built_partly_before_the_trace_is_learnt_below_what_the_trace_saw() -> None:
+    x = mg.Value(2.0, requires_grad=True, label="x")
+    h = (x * x).tanh()  # before the trace
+    with mg.trace() as t:
+        y = h * 3.0  # inside it
+        y.backward()
+    b = t.backward_events()
+    assert [(e.node_id, e.label, e.output) for e in b] == [
+        ("MulBackward0#2", "tanh(x·x)·3.0", pytest.approx(3 * math.tanh(4.0))),
+        ("TanhBackward0#1", "tanh(x·x)", pytest.approx(math.tanh(4.0))), ("MulBackward0#1", "x·x", 4.0)]
+    assert b[2].inputs == (("x", 2.0), ("x", 2.0))
+    assert "step 2   TanhBackward0    tanh(x·x) = 0.999329" in t.narrate(color=False)
 
 
 # -- on and off ---------------------------------------------------------------------------------------

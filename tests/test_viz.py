@@ -129,10 +129,10 @@ def test_inputs_that_need_no_grad_are_omitted() -> None:
     y = x * c * 3.0
     nodes, edges = parse(mg.draw(y).source)
     edges = graph_edges(edges)
-    assert sorted(graph_part(nodes)) == ["AccumulateGrad#1", "MulBackward0#1", "MulBackward0#2", "v2", "x"]
+    assert sorted(graph_part(nodes)) == ["AccumulateGrad#1", "MulBackward0#1", "MulBackward0#2", "x", "x·c·3.0"]
     assert sorted((a, b) for a, b, _ in edges) == [("AccumulateGrad#1", "MulBackward0#1"),
                                                    ("MulBackward0#1", "MulBackward0#2"),
-                                                   ("MulBackward0#2", "v2"), ("x", "AccumulateGrad#1")]
+                                                   ("MulBackward0#2", "x·c·3.0"), ("x", "AccumulateGrad#1")]
 
 
 def test_show_saved_draws_saved_values_then_says_they_were_freed() -> None:
@@ -167,14 +167,15 @@ def test_a_value_outside_any_graph_is_one_box() -> None:
 
 
 # -- the value view --------------------------------------------------------------------------------
-def test_value_view_without_a_trace_knows_leaves_root_and_saved_outputs() -> None:
+def test_value_view_without_a_trace_reads_every_value_from_the_nodes() -> None:
     a = mg.Value(2.0, requires_grad=True, label="a")
     e = (a * 3.0).exp()
     e.label = "e"
     nodes, edges = parse(mg.draw(e, view="value").source)
     part = graph_part(nodes)
     assert part["AccumulateGrad#1"] == {"label": "{ a | data 2.0 | grad None }", "shape": "record", "fillcolor": LEAF}
-    assert part["MulBackward0#1"]["label"] == "{ v1 | data ? | grad — }"  # a value of its own; not saved: unknown
+    assert part["MulBackward0#1"]["label"] == "{ a·3.0 | data 6.0 | grad — }"  # a name of its own, not its node's
+    assert part["MulBackward0#1 input 1"]["label"] == "{ const | data 3.0 }"
     assert part["ExpBackward0#1"]["label"] == "{ e | data 403.429 | grad — }"
     assert part["ExpBackward0#1"]["fillcolor"] == OUTPUT
     assert part["MulBackward0#1 op"] == {"label": "*", "shape": "ellipse", "fillcolor": GRAD_FN}

@@ -80,15 +80,16 @@ class NodeRecord:
     """What a trace knows of a node's forward op: its inputs, its output, and its formula."""
 
     __slots__ = ("op", "output", "output_ref", "input_refs", "input_names", "input_values", "input_ids",
-                 "formula")
+                 "formula", "complete")
 
     def __init__(self, op: str | None, output: Any, output_ref: Any, input_refs: tuple[Any, ...],
                  input_names: tuple[str, ...], input_values: tuple[Any, ...],
-                 input_ids: tuple[str | None, ...], formula: str | None = None) -> None:
+                 input_ids: tuple[str | None, ...], formula: str | None = None, complete: bool = False) -> None:
         self.op, self.output, self.output_ref = op, output, output_ref
         self.input_refs, self.input_names, self.input_values = input_refs, input_names, input_values
         self.input_ids = input_ids
         self.formula = formula  # x[1]·w[1], written with the inputs' names when the record was made
+        self.complete = complete  # every node of the graph below this one has a record too
 
 
 def short(expression: str | None) -> bool:

@@ -21,7 +21,7 @@ import logging
 import warnings
 import weakref
 from types import TracebackType
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from ..autograd import events
 from ..autograd.node import AccumulateGrad, Node
@@ -145,6 +145,21 @@ class Tracer:
             for ref, nxt, fallback in zip(record.input_refs, node._next, record.input_names)
         )
 
+    def _unlinked_name(self, node: Node, i: int) -> str:
+        """The name of input ``i``, which has no edge (a number, or a Value that needs no gradient): the
+        Value's, if the op saved it at its own position (``save_for_backward(a, b)``), else ``const``."""
+        entries = node.saved_entries() if hasattr(node, "saved_entries") else ()
+        if isinstance(entries, tuple) and i < len(entries) and entries[i][0] == "input":
+            return self.name_of(entries[i][1])
+        return CONST
+
+    def _complete(self, node: Node | None) -> bool:
+        """Whether the trace knows the whole graph below ``node`` (a leaf's node: nothing below it)."""
+        if node is None or type(node) is AccumulateGrad:
+            return True
+        record = self.names.records.get(node)
+        return record is not None and record.complete
+
     def _ids_of(self, node: Node) -> tuple[str | None, ...]:
         return tuple(None if n is None else self.node_id(n) for n in node._next)
 
@@ -201,6 +216,8 @@ class Tracer:
             ev.label = self.names.name_result(output, forward_formula(ev))
             self._append(ev)
             return
+        if not all(self._complete(nxt) for nxt in node._next):  # inputs made before the trace began
+            self.learn(node._next)
         names = tuple(self._input_name(x if isinstance(x, Variable) else None, nxt, CONST)
                       for x, nxt in zip(inputs, node._next))
         ids = self._ids_of(node)
@@ -208,14 +225,20 @@ class Tracer:
         ev = TraceEvent("forward", node=node.name(), node_id=self.node_id(node), op=fn.__name__, output=out,
                         inputs=tuple(zip(names, values)), input_ids=ids, saved=saved)
         refs = tuple(weakref.ref(x) if isinstance(x, Variable) else None for x in inputs)
+        complete = all(self._complete(nxt) for nxt in node._next)
         self.names.records[node] = NodeRecord(fn.__name__, out, weakref.ref(output), refs, names, values, ids,
-                                              forward_formula(ev))
+                                              forward_formula(ev), complete)
         ev.label = self.name_of(output)
         ev.saved = tuple((ev.label if name == "" else name, v) for name, v in saved)
         self._append(ev)
 
     def _on_backward_start(self, roots: tuple[Any, ...], grads: tuple[Any, ...], pass_no: int) -> None:
         starts = [r.grad_fn or r._accumulator for r in roots]
+        self.learn(starts)
+        for root in roots:  # a root's own Value is at hand: its label names it
+            record = self.names.records.get(root.grad_fn)
+            if record is not None and record.output_ref is None:
+                record.output_ref = weakref.ref(root)
         record = Pass(
             pass_no=len(self.passes) + 1,
             roots=tuple((self.name_of(r), snapshot(r.data)) for r in roots),
@@ -226,6 +249,47 @@ class Tracer:
         self.passes.append(record)
         state = self._core_passes[pass_no] = _PassState(record, pass_no)
         self._open.append(state)
+
+    # -- a graph built before the trace -----------------------------------------------------------
+    def learn(self, starts: Iterable[Node | None]) -> None:
+        """Learn from the nodes themselves what no forward event told (a graph built before the trace
+        began, or one a diagram draws): each node's inputs, output and formula, in creation order (inputs
+        first), so names and numbers come out as if the trace had watched the forward pass.  A walk without
+        recursion; it stops at nodes whose whole graph below is known (all of it, when the trace
+        watched the forward pass)."""
+        stack = [n for n in starts if n is not None]
+        seen: set[Node] = set()
+        unknown: list[Node] = []
+        while stack:
+            node = stack.pop()
+            if node in seen:
+                continue
+            seen.add(node)
+            record = self.names.records.get(node)
+            if record is not None and record.complete:
+                continue
+            if record is None and type(node) is not AccumulateGrad:
+                unknown.append(node)
+            elif self.names.ids.get(node) is None:
+                unknown.append(node)
+            stack.extend(n for n in node._next if n is not None)
+        for node in sorted(unknown, key=lambda n: n._seq):
+            self.node_id(node)
+            if type(node) is not AccumulateGrad and self.names.records.get(node) is None:
+                self.names.records[node] = self._read_node(node)
+                self.names.value_name(node)
+
+    def _read_node(self, node: Node) -> NodeRecord:
+        """A node's record read from the node (``node.output``, ``node.inputs``), its inputs' names from
+        the nodes they came from."""
+        names = tuple(self._input_name(None, nxt, CONST) if nxt is not None else self._unlinked_name(node, i)
+                      for i, nxt in enumerate(node._next))
+        values = tuple(snapshot(v) for v in node.inputs)  # type: ignore[attr-defined]
+        op = getattr(getattr(node, "_fn", None), "__name__", None)
+        ev = TraceEvent("forward", node=node.name(), op=op, inputs=tuple(zip(names, values)),
+                        saved=self._saved_of(node, output_name=""))
+        return NodeRecord(op, snapshot(node.output), None, (None,) * len(names), names,  # type: ignore[attr-defined]
+                          values, self._ids_of(node), forward_formula(ev), complete=True)
 
     def _state(self, core_pass: int | None = None) -> _PassState:
         """The pass an event belongs to (one begun before the trace gets a record of its own)."""

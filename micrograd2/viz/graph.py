@@ -6,10 +6,9 @@ name, data, ``.grad`` — and one ``SInput`` per forward input.  It comes from
 
 * ``from_root(root, tracer)``: the live graph.  The graph holds nodes, not
   Values, so a leaf is found through ``AccumulateGrad.variable``, the root is
-  the Value given, and an intermediate Value's data comes from the tracer (if it
-  recorded the op), else from a saved output (``exp``, ``tanh``…), else is
-  unknown (``?``).  Numbers and Values that need no gradient have no edge in
-  the graph: they appear only when a tracer recorded the op.
+  the Value given, and an intermediate Value's data and inputs come from the
+  tracer (if it recorded the op), else from the node itself (``node.output``,
+  ``node.inputs``), read and named as a trace would (``_Namer``).
 * ``from_pass(tracer, pass_no)``: the graph as one backward pass walked it,
   rebuilt from the trace's events alone (the step-through page uses this).
 
@@ -22,16 +21,13 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..autograd.node import FREED, AccumulateGrad, Node
 from ..autograd.variable import Variable
-from ..tracing.formulas import forward_formula
-from ..tracing.names import Names, NodeRecord
+from ..tracing.names import NodeRecord
 from ..tracing.records import TraceEvent
-
-if TYPE_CHECKING:
-    from ..tracing import Tracer
+from ..tracing.tracer import Tracer
 
 MAX_NODES = 500  # larger graphs are summarized, not drawn
 COUNT_LIMIT = 100_000  # a summary stops counting here
@@ -105,63 +101,32 @@ def _collect(start: Node | None) -> tuple[list[Node], int, bool, Counter[str]]:
 
 
 class _Namer:
-    """Ids and names for a live graph: the tracer's where it has them, else given here.
+    """Ids and names for a live graph, as a trace names them (``tracing.names``).
 
-    Nodes the tracer never saw are numbered by creation order (``MulBackward0#2``);
-    the Values they made are named as a trace names them (``tracing.names``): by
-    their short expression, built here from their inputs' names in creation
-    order (inputs first), else by a counter (``v3``).
+    With ``tracer``: the names it gave.  Whatever it never saw (all of the graph,
+    without a tracer) is read from the nodes themselves by a private tracer of
+    our own (``Tracer.learn``): node ids in creation order (``MulBackward0#2``),
+    Values by their short expression or a counter (``v3``), unlabelled leaves
+    ``leaf#k``, each node's inputs and output.  It counts on from the trace's
+    own counters, so no two names clash.
     """
 
     def __init__(self, nodes: list[Node], tracer: Tracer | None) -> None:
         self.tracer = tracer
+        self.reader = Tracer()
+        if tracer is not None:
+            self.reader.names.counters = dict(tracer.names.counters)
+        unknown = [n for n in nodes if tracer is None or tracer.known_id(n) is None]
+        self.reader.learn(unknown)
         self.ids: dict[Node, str] = {}
-        self.leaves: dict[int, str] = {}
-        self.local = Names()  # names of the Values the tracer knows nothing of
-        if tracer is not None:  # carry on the trace's counter: no two Values named v3
-            self.local.counters["v"] = tracer.names.counters.get("v", 0)
-        taken: set[str] = set()
-        unknown = []
         for node in nodes:
             known = tracer.known_id(node) if tracer is not None else None
-            if known is None:
-                unknown.append(node)
-            else:
-                self.ids[node] = known
-                taken.add(known)
-        counters: Counter[str] = Counter()
-        for node in sorted(unknown, key=lambda n: n._seq):
-            base = node.name()
-            while True:
-                counters[base] += 1
-                candidate = f"{base}#{counters[base]}"
-                if candidate not in taken:
-                    break
-            self.ids[node] = candidate
-            taken.add(candidate)
-        leaf_count = 0
-        for node in sorted(nodes, key=lambda n: n._seq):  # inputs before the ops that use them
-            if type(node) is AccumulateGrad:
-                leaf = node.variable
-                if leaf is not None and not leaf.label and tracer is None:
-                    leaf_count += 1
-                    self.leaves[id(leaf)] = f"leaf#{leaf_count}"
-            elif tracer is None or tracer.record_of(node) is None:
-                self.local.records[node] = NodeRecord(None, None, None, (), (), (), (), self._formula(node))
-                self.local.value_name(node)  # named now: counters go up in creation order
+            self.ids[node] = known if known is not None else self.reader.node_id(node)
 
-    def _formula(self, node: Node) -> str | None:
-        """The node's forward formula from its inputs' names, or ``None`` if an input is not in the graph."""
-        if any(nxt is None for nxt in node._next):  # a number, or a Value that needs no grad: unknown here
-            return None
-        saved = getattr(node, "saved", None)  # BackwardNode.saved: what it keeps (FREED after backward)
-        saved = saved if isinstance(saved, tuple) else ()
-        if node.name() in NEEDS_SAVED and len(saved) < 2:  # the exponent or base was freed
-            return None
-        ev = TraceEvent("forward", node=node.name(), op=getattr(getattr(node, "_fn", None), "__name__", None),
-                        inputs=tuple((self.edge_name(nxt), None) for nxt in node._next if nxt is not None),
-                        saved=tuple((None, v) for v in saved))
-        return forward_formula(ev)
+    def record(self, node: Node) -> NodeRecord | None:
+        """What is known of ``node``'s forward op: the trace's record, else what the node told."""
+        found = self.tracer.record_of(node) if self.tracer is not None else None
+        return found if found is not None else self.reader.record_of(node)
 
     def edge_name(self, nxt: Node) -> str:
         """The name of the Value whose gradient goes to ``nxt``: a leaf, or the Value ``nxt`` made."""
@@ -174,22 +139,15 @@ class _Namer:
         """The name of the Value ``node`` made."""
         if self.tracer is not None and self.tracer.record_of(node) is not None:
             return self.tracer.output_name(node)
-        return self.local.value_name(node)
+        return self.reader.output_name(node)
 
     def name(self, x: Any) -> str:
         """A Value's name in the diagram: its label, its expression or ``v3``, ``leaf#k``, or ``const``."""
         if isinstance(x, Variable) and not x.label and x.grad_fn is not None and x.grad_fn in self.ids:
             return self.value(x.grad_fn)
-        if self.tracer is not None:
+        if self.tracer is not None and (not isinstance(x, Variable) or x.label or self.tracer.names.others.get(x)):
             return self.tracer.name_of(x)
-        if not isinstance(x, Variable):
-            return "const"
-        if x.label:
-            return str(x.label)
-        return self.leaves.get(id(x), "leaf")
-
-
-NEEDS_SAVED = {"PowBackward0", "PowBackward2"}  # their formula reads the exponent (the base) from what was saved
+        return self.reader.name_of(x)
 
 
 def _saved_items(node: Node, namer: _Namer, output_label: str) -> Any:
@@ -244,7 +202,7 @@ def _live_node(node: Node, namer: _Namer, tracer: Tracer | None, show_saved: boo
         if leaf is None:
             return SNode(nid, "AccumulateGrad", nid)
         return SNode(nid, "AccumulateGrad", namer.name(leaf), leaf.data, leaf._grad)
-    record = tracer.record_of(node) if tracer is not None else None
+    record = namer.record(node)
     if label is None:
         label = namer.value(node)
     inputs = []
