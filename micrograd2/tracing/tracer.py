@@ -225,9 +225,8 @@ class Tracer:
         ev = TraceEvent("forward", node=node.name(), node_id=self.node_id(node), op=fn.__name__, output=out,
                         inputs=tuple(zip(names, values)), input_ids=ids, saved=saved)
         refs = tuple(weakref.ref(x) if isinstance(x, Variable) else None for x in inputs)
-        complete = all(self._complete(nxt) for nxt in node._next)
         self.names.records[node] = NodeRecord(fn.__name__, out, weakref.ref(output), refs, names, values, ids,
-                                              forward_formula(ev), complete)
+                                              forward_formula(ev), complete=True)
         ev.label = self.name_of(output)
         ev.saved = tuple((ev.label if name == "" else name, v) for name, v in saved)
         self._append(ev)
@@ -260,6 +259,7 @@ class Tracer:
         stack = [n for n in starts if n is not None]
         seen: set[Node] = set()
         unknown: list[Node] = []
+        partial: list[NodeRecord] = []  # records of ops the trace saw, whose inputs were made before it
         while stack:
             node = stack.pop()
             if node in seen:
@@ -268,16 +268,18 @@ class Tracer:
             record = self.names.records.get(node)
             if record is not None and record.complete:
                 continue
-            if record is None and type(node) is not AccumulateGrad:
-                unknown.append(node)
-            elif self.names.ids.get(node) is None:
+            if record is not None:
+                partial.append(record)
+            elif type(node) is not AccumulateGrad or self.names.ids.get(node) is None:
                 unknown.append(node)
             stack.extend(n for n in node._next if n is not None)
         for node in sorted(unknown, key=lambda n: n._seq):
             self.node_id(node)
-            if type(node) is not AccumulateGrad and self.names.records.get(node) is None:
+            if type(node) is not AccumulateGrad:
                 self.names.records[node] = self._read_node(node)
                 self.names.value_name(node)
+        for record in partial:
+            record.complete = True
 
     def _read_node(self, node: Node) -> NodeRecord:
         """A node's record read from the node (``node.output``, ``node.inputs``), its inputs' names from
