@@ -286,11 +286,11 @@ class Tracer:
         the nodes they came from."""
         names = tuple(self._input_name(None, nxt, CONST) if nxt is not None else self._unlinked_name(node, i)
                       for i, nxt in enumerate(node._next))
-        values = tuple(snapshot(v) for v in node.inputs)  # type: ignore[attr-defined]
+        values = tuple(snapshot(v) for v in node.inputs)
         op = getattr(getattr(node, "_fn", None), "__name__", None)
         ev = TraceEvent("forward", node=node.name(), op=op, inputs=tuple(zip(names, values)),
                         saved=self._saved_of(node, output_name=""))
-        return NodeRecord(op, snapshot(node.output), None, (None,) * len(names), names,  # type: ignore[attr-defined]
+        return NodeRecord(op, snapshot(node.output), None, (None,) * len(names), names,
                           values, self._ids_of(node), forward_formula(ev), complete=True)
 
     def _state(self, core_pass: int | None = None) -> _PassState:
