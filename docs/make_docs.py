@@ -31,8 +31,8 @@ def main() -> None:
     _, _, z = block1()
     written = [mg.render(mg.draw(z, view="autograd", show_saved=True), DOCS / "block1_autograd.svg")]
 
-    with mg.trace() as t:
-        x, w, z = block1()  # x and w stay alive: .grad is written into them
+    x, w, z = block1()  # the forward pass; x and w stay alive: .grad is written into them
+    with mg.trace() as t:  # opened after the forward pass, the usual way
         z.backward()  # block 2
     written.append(mg.render(mg.draw(z, view="value", trace=t), DOCS / "block1_value.svg"))
     written.append(mg.viz.stepper(t, DOCS / "block2_stepper.html", title="Block 2: what backward() does"))
@@ -44,12 +44,12 @@ def main() -> None:
     narration.write_text(
         "# Block 2 of the article, narrated by the tracer (docs/make_docs.py writes this file).\n"
         "#\n"
+        "#   x = [mg.Value(2.0, requires_grad=True, label='x[0]'),\n"
+        "#        mg.Value(3.0, requires_grad=True, label='x[1]')]\n"
+        "#   w = [mg.Value(4.0, requires_grad=True, label='w[0]'),\n"
+        "#        mg.Value(5.0, requires_grad=True, label='w[1]')]\n"
+        "#   z = mg.sum(a * b for a, b in zip(x, w)); z.label = 'z'\n"
         "#   with mg.trace() as t:\n"
-        "#       x = [mg.Value(2.0, requires_grad=True, label='x[0]'),\n"
-        "#            mg.Value(3.0, requires_grad=True, label='x[1]')]\n"
-        "#       w = [mg.Value(4.0, requires_grad=True, label='w[0]'),\n"
-        "#            mg.Value(5.0, requires_grad=True, label='w[1]')]\n"
-        "#       z = mg.sum(a * b for a, b in zip(x, w)); z.label = 'z'\n"
         "#       z.backward()\n\n" + "\n".join(parts),
         encoding="utf-8",
     )
