@@ -9,22 +9,21 @@ module with ``NUMBER``, ``TITLE``, ``GOAL`` and ``run(out)``) runs through its o
 """
 from __future__ import annotations
 
-import contextlib
 import importlib
 import json
 import pkgutil
 import re
 import sys
-import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Iterator
+from typing import Any
 
 import click
 
 from ..tracing.narrate import VERBOSITIES, use_color
 from .lesson_cells import Header, Printer, header, run_script
+from .trace import warnings_in_one_line
 
 PACKAGE = "micrograd2.lessons"
 LESSON_FILE = re.compile(r"^(\d\d)_\w+$")
@@ -268,7 +267,7 @@ def _write_graph(name: str, graph: Any, path: Path, as_json: bool) -> None:
 
     root, view = graph
     digraph = root() if view is None else mg.draw(root, view=view)  # view None: an old-style lesson's drawing
-    with _warnings_in_one_line():
+    with warnings_in_one_line():
         written = mg.render(digraph, str(path))
     _tell(f"wrote {written}", as_json)
 
@@ -281,19 +280,9 @@ def _write_html(name: str, trace: Any, path: Path, as_json: bool) -> None:
         return
     import micrograd2 as mg
 
-    with _warnings_in_one_line():
+    with warnings_in_one_line():
         written = mg.viz.stepper(trace, str(path), title=f"micrograd2 {name}: step through backward")
     _tell(f"wrote {written}", as_json)
-
-
-@contextlib.contextmanager
-def _warnings_in_one_line() -> Iterator[None]:
-    """Say each warning (Graphviz missing…) as one line on stderr, not Python's two-line format."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        yield
-    for w in caught:
-        click.echo(f"warning: {str(w.message).splitlines()[0]}", err=True)
 
 
 def _tell(text: str, as_json: bool) -> None:

@@ -63,7 +63,7 @@ class _Narrator:
         from ..viz.graph import from_pass
 
         steps = sum(e.kind == "backward" and e.pass_no == pass_no for e in tracer.events)
-        with _warnings_in_one_line():
+        with warnings_in_one_line():
             if self.graph is not None:
                 self.attempt(self.graph, lambda: mg.render(digraph(from_pass(tracer, pass_no)), str(self.graph)))
             if self.html is not None and steps > MAX_PAGE_STEPS:
@@ -107,7 +107,7 @@ class _Narrator:
 
 
 @contextlib.contextmanager
-def _warnings_in_one_line() -> Iterator[None]:
+def warnings_in_one_line() -> Iterator[None]:
     """Say each warning (Graphviz missing…) as one line on stderr, not Python's two-line format."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
