@@ -2,7 +2,7 @@
 
     python benchmarks/bench_tensor.py            # the full run (a few minutes on 2 cores)
     python benchmarks/bench_tensor.py --quick    # fewer repetitions, no scalar batch of 10,000
-    python benchmarks/bench_tensor.py --threads 1  # BLAS and torch limited to one thread each
+    python benchmarks/bench_tensor.py --threads 1  # BLAS and torch limited to one thread each (steadier)
     python benchmarks/bench_tensor.py --threads 1 --clock cpu  # CPU seconds: steadier on a busy machine
 
 What it measures, each timing a median over interleaved repetitions (micrograd2, torch, micrograd2, …):
@@ -58,14 +58,16 @@ def main() -> None:
         print(f"(child process without {', '.join(removed)})" if removed else "(OPENBLAS_CORETYPE not set)")
         command = [sys.executable, os.path.abspath(__file__), "--child", "--clock", args.clock]
         command += ["--quick"] if args.quick else []
-        if args.threads:
+        if args.threads:  # BLAS reads these when it loads (enough without threadpoolctl)
             command += ["--threads", str(args.threads)]
+            env.update(dict.fromkeys(("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS"), str(args.threads)))
         sys.exit(subprocess.call(command, env=env))
     if args.threads:
         try:
             from threadpoolctl import threadpool_limits
-        except ImportError:
-            sys.exit("--threads needs threadpoolctl: pip install threadpoolctl")
+        except ImportError:  # the child's environment limits the BLAS (OPENBLAS_NUM_THREADS…)
+            run(args.quick)
+            return
         import numpy  # noqa: F401  (load the BLAS first: threadpoolctl limits libraries already loaded)
 
         with threadpool_limits(limits=args.threads, user_api="blas"):
@@ -298,7 +300,10 @@ def run(quick: bool) -> None:
     import numpy as np
 
     import micrograd2 as mg
+    from micrograd2.fast.tensor import keep_freed_memory
 
+    if mg.fast.ENABLED:  # as a vectorized training run does (micrograd2 train): freed arrays' pages are reused
+        keep_freed_memory()
     print("clock: " + ("this process's CPU time (--clock cpu)" if CLOCK is time.process_time else "wall"))
     tiny = tiny_ops(np, mg)
     try:

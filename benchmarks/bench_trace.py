@@ -8,13 +8,27 @@ are compared.  Then the same chain once under an active tracer.  Times are
 process CPU time (``time.process_time``), so other work on a shared machine
 disturbs them less than wall-clock time would.
 
-    python benchmarks/bench_trace.py [--rounds 5]
+Last, what the checks cost while off — ``events.listening`` (the tracer) and
+``anomaly.enabled`` — counted in machine instructions (valgrind's callgrind, so
+a shared machine's load does not blur it): one MLP(2,[16,16,1]) training step
+and one 10,000-op chain, each in a process whose micrograd2 reads both flags as
+it always does, and in one whose every read of them was replaced by ``False`` as
+the modules were imported (an AST rewrite: the checks are never consulted, and
+the code they guard is dropped).  Both processes load micrograd2 through the same
+loader and freeze what importing left (``gc.freeze``); each count is that of one
+more run (two runs minus one), so start-up and import cancel out.  What is left
+is the method's noise (memory layout, within about 1 %: it can come out
+negative).  Skipped without valgrind.
+
+    python benchmarks/bench_trace.py [--rounds 5] [--no-callgrind]
 """
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -73,6 +87,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5, help="processes of each kind (default 5)")
     parser.add_argument("--reps", type=int, default=3, help="repetitions inside each process (default 3)")
+    parser.add_argument("--no-callgrind", action="store_true", help="skip counting what the checks cost while off")
     args = parser.parse_args()
 
     results: dict[str, list[dict[str, float]]] = {"never": [], "closed": []}
@@ -96,6 +111,98 @@ def main() -> None:
         spread = max(abs(r[k] / med["never"][k] - 1) for r in results["never"])  # noise between processes
         print(f"{k:8s} closed/never = {off:.3f} ({(off - 1) * 100:+.1f} %)   traced/never = {on:.1f}x   "
               f"(noise: single 'never' processes lie within ±{spread * 100:.1f} % of their median)")
+    if not args.no_callgrind:
+        checks_cost()
+
+
+# -- what the checks cost while off, in instructions ------------------------------------------------------
+CHECKS_WORKER = r"""
+import ast, importlib.machinery, sys
+variant, workload, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
+FLAGS = {("events", "listening"), ("anomaly", "enabled")}  # module.flag as the code reads them
+OWN = {"micrograd2.autograd.events": "listening", "micrograd2.autograd.anomaly": "enabled"}  # read bare at home
+
+
+class NeverConsulted(ast.NodeTransformer):
+    def __init__(self, module, rewrite):
+        self.bare, self.rewrite = OWN.get(module), rewrite
+
+    def visit_Attribute(self, node):
+        self.generic_visit(node)
+        name = node.value.id if isinstance(node.value, ast.Name) else None
+        if self.rewrite and isinstance(node.ctx, ast.Load) and (name, node.attr) in FLAGS:
+            return ast.copy_location(ast.Constant(False), node)
+        return node
+
+    def visit_Name(self, node):
+        if self.rewrite and isinstance(node.ctx, ast.Load) and node.id == self.bare:
+            return ast.copy_location(ast.Constant(False), node)
+        return node
+
+
+class Rewriting(importlib.machinery.SourceFileLoader):
+    def get_code(self, fullname):  # always from the source (a cached .pyc would skip the rewrite)
+        path = self.get_filename(fullname)
+        tree = NeverConsulted(fullname, variant == "never-consulted").visit(ast.parse(self.get_data(path), path))
+        return compile(ast.fix_missing_locations(tree), path, "exec", dont_inherit=True)
+
+
+class Finder:
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        if name.split(".")[0] != "micrograd2":
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        if spec is not None and type(spec.loader) is importlib.machinery.SourceFileLoader:
+            spec.loader = Rewriting(spec.loader.name, spec.loader.path)
+        return spec
+
+
+sys.meta_path.insert(0, Finder)  # both variants load micrograd2 the same way; only one rewrites it
+import gc
+import micrograd2 as mg
+
+if workload == "step":
+    sys.path.insert(0, sys.argv[4])
+    from bench_scalar import micrograd2_step, two_moons
+
+    xs, ys = two_moons(100)
+    run = micrograd2_step(mg.nn.MLP(2, [16, 16, 1], seed=1), xs, ys)
+else:
+    def run():
+        y = x = mg.Value(1.0, requires_grad=True)
+        for i in range(10_000):
+            y = y * 1.0000001 if i % 3 == 0 else y + 0.001 if i % 3 == 1 else y.relu()
+        y.backward()
+run()
+gc.collect()
+gc.freeze()  # what importing left is no collection's business: both variants collect only the workload's
+for _ in range(runs):
+    run()
+"""
+
+
+def instructions(variant: str, workload: str, runs: int) -> int:
+    """Instructions callgrind counts for a worker process that runs ``workload`` 1 + ``runs`` times."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""), PYTHONHASHSEED="0")
+    done = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, "-c",
+                           CHECKS_WORKER, variant, workload, str(runs), str(ROOT / "benchmarks")],
+                          env=env, check=True, capture_output=True, text=True)
+    return int(re.search(r"Collected : (\d+)", done.stderr).group(1))  # type: ignore[union-attr]
+
+
+def checks_cost() -> None:
+    """Print the instructions per training step and per chain with the checks as they are and never
+    consulted, and what the checks cost while off."""
+    if shutil.which("valgrind") is None:
+        print("what the checks cost while off: skipped (valgrind is not installed)")
+        return
+    print("what the tracer's and anomaly mode's checks cost while off (callgrind instructions of one run)")
+    for workload, text in (("step", "MLP(2,[16,16,1]) training step"), ("chain", "10,000-op chain fwd+bwd")):
+        count = {v: instructions(v, workload, 1) - instructions(v, workload, 0) for v in ("as-is", "never-consulted")}
+        cost = count["as-is"] / count["never-consulted"] - 1
+        print(f"  {text:32s} as they are {count['as-is']:>13,}   never consulted {count['never-consulted']:>13,}   "
+              f"cost {cost * 100:+.2f} %  ({'under' if cost < 0.02 else 'NOT under'} 2 %)")
 
 
 if __name__ == "__main__":

@@ -28,12 +28,15 @@ engine's default; PyTorch leaves float64 alone).
 gradients survive float16, then unscales the gradients, skips the step when one
 is inf or nan, and adapts the scale — PyTorch's ``torch.amp.GradScaler``.
 
-The policy is process-wide (not per thread, unlike PyTorch's).
+The policy and its cast cache are per thread, as PyTorch's: a block opened in one
+thread changes nothing in another, and each thread's cache lives while its own
+outermost block is open.
 """
 from __future__ import annotations
 
 import functools
 import math
+import threading
 from typing import Any, Callable, TypeVar
 
 from . import dtypes
@@ -90,6 +93,18 @@ def _needs_cast(x: Any, dtype: str) -> bool:
     return isinstance(x, Variable) and x.dtype != dtype and x.dtype in _FLOATING
 
 
+class _CastCache(threading.local):
+    """This thread's cast cache, beside its autocast policy (``grad_mode.state``): per thread, as PyTorch's."""
+
+    depth = 0  # enabled autocast blocks open in this thread (the cache lives while > 0)
+
+    def __init__(self) -> None:
+        self.casts: dict[Any, Any] = {}  # (leaf, dtype) -> its cast
+
+
+_thread_cache = _CastCache()
+
+
 class autocast:
     """``with mg.autocast(dtype="float16"):`` run the block with autocast's dtype policy.
 
@@ -99,9 +114,6 @@ class autocast:
     a decorator (``@mg.autocast()``).  Run only the forward pass and the loss
     under it; call ``backward`` and ``optimizer.step()`` outside, as PyTorch says.
     """
-
-    _depth = 0  # enabled blocks open right now (the cast cache lives while > 0)
-    _cache: dict[Any, Any] = {}
 
     def __init__(self, dtype: str = dtypes.FLOAT16, enabled: bool = True, cache_enabled: bool = True) -> None:
         dtype = dtypes.check_dtype(dtype)
@@ -116,18 +128,20 @@ class autocast:
         self._prev: Any = None
 
     def __enter__(self) -> autocast:
-        policy = _Policy(self.dtype, autocast._cache if self.cache_enabled else None) if self.enabled else None
+        cache = _thread_cache
+        policy = _Policy(self.dtype, cache.casts if self.cache_enabled else None) if self.enabled else None
         self._prev = grad_mode.set_autocast_policy(policy)
         if self.enabled:
-            autocast._depth += 1
+            cache.depth += 1
         return self
 
     def __exit__(self, *exc: object) -> None:
         grad_mode.set_autocast_policy(self._prev)
         if self.enabled:
-            autocast._depth -= 1
-            if autocast._depth == 0:
-                autocast._cache.clear()
+            cache = _thread_cache
+            cache.depth -= 1
+            if cache.depth == 0:
+                cache.casts.clear()
 
     def __call__(self, fn: F) -> F:
         @functools.wraps(fn)

@@ -41,6 +41,13 @@ def copy_of(g: Any) -> Any:
         return g * 1.0  # exact, keeps the dtype
 
 
+def plus_scaled(g: Any, x: Any, c: float) -> Any:
+    """``g + c·x`` as a new Variable, with one new buffer: ``x·c``, into which ``g`` is added in place
+    (the same two roundings as the expression: a product, then a sum)."""
+    out = x * c
+    return out.add_(g)
+
+
 def scale_grad_(p: Any, factor: float) -> None:
     """``p.grad *= factor`` in place, rounded to the gradient's dtype."""
     g = p.grad
@@ -67,14 +74,21 @@ def grad_norm_term(p: Any, norm_type: float) -> float:
     if math.prod(g.shape) == 0:
         return 0.0
     with no_grad():
-        a = g.to("float64").abs()
+        wide = g.to("float64")  # a new Tensor, unless the gradient is float64 already
+        if norm_type == 2.0:  # g·g is |g|·|g|: no abs, and the squares go into the new Tensor
+            return float((wide * wide if wide is g else wide.mul_(wide)).sum().item())
+        a = wide.abs()
         if norm_type == math.inf:
             return float(a.amax().item())
-        return float((a if norm_type == 1.0 else a * a if norm_type == 2.0 else a**norm_type).sum().item())
+        return float((a if norm_type == 1.0 else a**norm_type).sum().item())
 
 
 def grad_is_finite(p: Any) -> bool:
-    """No inf or nan in ``p.grad`` (for a Tensor: max |g| is finite, computed on the Tensor's device)."""
+    """No inf or nan in ``p.grad`` (for a Tensor: computed on the Tensor's own device).
+
+    One pass in the usual case: an inf or a nan makes the sum inf or nan, so a finite sum means finite
+    entries; only a sum that is not finite (which finite entries can give, by overflow) needs max |g|.
+    """
     g = p.grad
     data = g.data if is_variable(g) else g
     if isinstance(data, float):
@@ -82,7 +96,7 @@ def grad_is_finite(p: Any) -> bool:
     if math.prod(g.shape) == 0:
         return True  # nothing to check (and max of nothing is undefined)
     with no_grad():
-        return math.isfinite(g.abs().amax().item())
+        return math.isfinite(g.sum().item()) or math.isfinite(g.abs().amax().item())
 
 
 def maximum_(a: Any, b: Any) -> None:
@@ -233,7 +247,7 @@ class SGD(Optimizer):
         if group["maximize"]:
             g = -g
         if group["weight_decay"]:
-            g = g + group["weight_decay"] * p
+            g = plus_scaled(g, p, group["weight_decay"])
         momentum = group["momentum"]
         if momentum:
             buf = state.get("momentum_buffer")
@@ -241,7 +255,7 @@ class SGD(Optimizer):
                 buf = state["momentum_buffer"] = copy_of(g)
             else:
                 buf.mul_(momentum).add_(g, alpha=1 - group["dampening"])
-            g = g + momentum * buf if group["nesterov"] else buf
+            g = plus_scaled(g, buf, momentum) if group["nesterov"] else buf
         p.add_(g, alpha=-group["lr"])
 
 
@@ -285,16 +299,16 @@ class Adam(Optimizer):
             if self.decoupled_weight_decay:
                 p.mul_(1 - group["lr"] * group["weight_decay"])
             else:
-                g = g + group["weight_decay"] * p
+                g = plus_scaled(g, p, group["weight_decay"])
         m, v = state["exp_avg"], state["exp_avg_sq"]
-        m.add_((1 - beta1) * (g - m))
-        v.mul_(beta2).add_((1 - beta2) * g * g)
+        m.add_((g - m).mul_(1 - beta1))  # (each new buffer is changed in place: one per line)
+        v.mul_(beta2).add_((g * (1 - beta2)).mul_(g))
         if group["amsgrad"]:
             v = state["max_exp_avg_sq"]
             maximum_(v, state["exp_avg_sq"])
         step_size = group["lr"] / (1 - beta1**t)
         bias_correction2_sqrt = (1 - beta2**t) ** 0.5
-        denom = _sqrt(v) / bias_correction2_sqrt + group["eps"]
+        denom = (_sqrt(v) / bias_correction2_sqrt).add_(group["eps"])
         p.add_(m / denom, alpha=-step_size)
 
 

@@ -8,6 +8,8 @@ scaler's skip/backoff/growth sequence).
 from __future__ import annotations
 
 import math
+import threading
+from typing import Any
 
 import pytest
 
@@ -219,9 +221,34 @@ def test_a_leaf_is_cast_once_per_autocast_block_and_the_cache_is_cleared_on_exit
     with autocast("float16"):
         e = mg.dot([w], [1.0])
     assert e.grad_fn.next_functions[0][0] is not a.grad_fn.next_functions[0][0]
-    assert autocast._cache == {}
+    assert mg.amp._thread_cache.casts == {}
     (a + b).backward()
     assert w.grad == 3.0
+
+
+def test_the_cast_cache_is_per_thread_as_pytorchs() -> None:
+    w = mg.Value(0.5, requires_grad=True)
+    opened, done = threading.Event(), threading.Event()
+    seen: dict[str, Any] = {}
+
+    def other_thread() -> None:
+        opened.wait(10)
+        seen["autocast here"] = is_autocast_enabled()  # the main thread's block is open, not this thread's
+        with autocast("float16"):
+            seen["cast"] = mg.dot([w], [1.0]).grad_fn.next_functions[0][0]
+        done.set()
+
+    thread = threading.Thread(target=other_thread)
+    thread.start()
+    with autocast("float16"):
+        first = mg.dot([w], [1.0]).grad_fn.next_functions[0][0]
+        opened.set()
+        assert done.wait(10)
+        again = mg.dot([w], [2.0]).grad_fn.next_functions[0][0]
+    thread.join()
+    assert seen["autocast here"] is False
+    assert seen["cast"] is not first and seen["cast"].name() == "ToCopyBackward0"  # its own cast of w
+    assert again is first  # and closing the other thread's block left this thread's cache alone
 
 
 def test_cache_enabled_false_casts_every_time() -> None:

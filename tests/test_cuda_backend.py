@@ -427,6 +427,8 @@ def test_sum_to_shape(backend, x_shape, shape):
 MATMULS = [
     ((3, 4), (4, 5)), ((17, 33), (33, 18)), ((3, 5), (5, 40)), ((40, 5), (5, 3)), ((1, 1), (1, 1)),
     ((4,), (4, 3)), ((3, 4), (4,)), ((5,), (5,)), ((2, 0), (0, 3)),
+    ((3, 4, 5), (3, 5, 2)), ((2, 17, 3), (2, 3, 18)), ((1, 1, 1), (1, 1, 1)), ((2, 3, 0), (2, 0, 4)),
+    ((0, 2, 3), (0, 3, 4)),
 ]  # fmt: skip
 
 
@@ -442,8 +444,12 @@ def test_matmul_promotes_and_checks_shapes(backend):
     same(backend, backend.matmul(put(backend, a), put(backend, b)), a @ b)
     with pytest.raises(ValueError, match="not aligned"):
         backend.matmul(put(backend, a), put(backend, a))
-    with pytest.raises(ValueError, match="1-D and 2-D"):
+    with pytest.raises(ValueError, match="1-D and 2-D operands, or two 3-D stacks"):
         backend.matmul(put(backend, data((2, 3, 4), "float32")), put(backend, b))
+    with pytest.raises(ValueError, match="one batch size"):
+        backend.matmul(put(backend, data((2, 3, 4), "float32")), put(backend, data((3, 4, 2), "float32")))
+    with pytest.raises(ValueError, match="not aligned"):
+        backend.matmul(put(backend, data((2, 3, 4), "float32")), put(backend, data((2, 3, 2), "float32")))
 
 
 def test_reshape(backend):

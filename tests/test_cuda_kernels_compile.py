@@ -55,7 +55,7 @@ def test_every_kernel_has_a_math_comment():
 def test_arg_formats_for_pycuda():
     assert kernel_source.arg_format("binary_op", "float32") == "PPPPqii"
     assert kernel_source.arg_format("fill", "float64") == "Pqd"
-    assert kernel_source.arg_format("matmul", "float32") == "PPPiii"
+    assert kernel_source.arg_format("matmul", "float32") == "PPPiiii"  # A, B, C, M, N, K, batch
 
 
 def test_render_fixes_the_dtype_and_refuses_float16():

@@ -341,15 +341,18 @@ def test_scatter_add_adds_repeated_positions(emu, dtype):
 # ---------------------------------------------------------------------------------------------------
 
 
-def run_matmul(em: emulator.Emulator, m: int, k: int, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """C from the kernel (grid and block from the library's own tile sizes) and A @ B from NumPy."""
-    a = rng(seed).normal(size=(m, k)).astype(em.dtype)
-    b = rng(seed + 1).normal(size=(k, n)).astype(em.dtype)
-    c = nan_like((m, n), em.dtype)
+def run_matmul(em: emulator.Emulator, m: int, k: int, n: int, seed: int, batch: int = 0,
+               grid_z: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """C from the kernel (grid and block from the library's own tile sizes) and A @ B from NumPy; with
+    ``batch``, a stack of that many products, on ``grid_z`` layers of blocks."""
+    lead = (batch,) if batch else ()
+    a = rng(seed).normal(size=(*lead, m, k)).astype(em.dtype)
+    b = rng(seed + 1).normal(size=(*lead, k, n)).astype(em.dtype)
+    c = nan_like((*lead, m, n), em.dtype)
     t = em.defines
     threads = (t["MM_BM"] // t["MM_TM"]) * (t["MM_BN"] // t["MM_TN"])
-    grid = (-(-n // t["MM_BN"]), -(-m // t["MM_BM"]))
-    em.launch("matmul", grid, threads, a, b, c, m, n, k)
+    grid = (-(-n // t["MM_BN"]), -(-m // t["MM_BM"]), grid_z)
+    em.launch("matmul", grid, threads, a, b, c, m, n, k, max(batch, 1))
     return c, a.astype(np.float64) @ b.astype(np.float64)
 
 
@@ -369,6 +372,15 @@ def test_matmul_real_tiles_ragged(emu, dtype, m, k, n):
     """The tile sizes the GPU runs (128 x 128 x 8, 8 x 8 per thread: 256 threads) on ragged edges."""
     assert emu[dtype].defines["MM_BM"] == 128
     c, want = run_matmul(emu[dtype], m, k, n, seed=1)
+    np.testing.assert_allclose(c, want, rtol=1e-5 if dtype == "float32" else 1e-12, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("batch, grid_z", [(1, 1), (3, 3), (5, 2), (4, 7)])
+def test_matmul_batched(emu_small, dtype, batch, grid_z):
+    """A stack of products: block layer z takes products z, z + gridDim.z, … (fewer layers than products
+    loop; more layers than products leave the extra ones idle)."""
+    c, want = run_matmul(emu_small[dtype], 17, 5, 19, seed=batch, batch=batch, grid_z=grid_z)
     np.testing.assert_allclose(c, want, rtol=1e-5 if dtype == "float32" else 1e-12, atol=1e-5)
 
 

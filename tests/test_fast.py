@@ -37,6 +37,9 @@ step = st.one_of(
     st.tuples(st.just("cast"), st.integers(0, 99), DTYPES),
     st.tuples(st.just("dot"), st.lists(st.one_of(st.integers(10, 99), NUMBERS), min_size=2, max_size=6),
               st.one_of(st.none(), st.integers(10, 99), NUMBERS)),
+    st.tuples(st.just("dot"), st.lists(st.integers(10, 99), min_size=2, max_size=6),  # Values only
+              st.one_of(st.none(), st.integers(10, 99))),
+    st.tuples(st.just("detach"), st.integers(0, 99)),
 )
 program = st.fixed_dictionaries({
     "leaves": st.lists(leaf, min_size=1, max_size=3),
@@ -45,6 +48,7 @@ program = st.fixed_dictionaries({
     "retain_graph": st.booleans(),
     "twice": st.booleans(),
     "grad": st.booleans(),
+    "more_roots": st.lists(st.integers(0, 99), max_size=2),  # backward from several roots (repeats too)
     "trace": st.booleans(),
 })
 
@@ -87,6 +91,8 @@ def _apply_step(vals: list[Any], s: tuple, fast_path: bool) -> None:
         x.retain_grad()
     elif kind == "cast":
         vals.append(x.to(s[2]))
+    elif kind == "detach":
+        vals.append(x.detach())
 
 
 def _run(prog: dict[str, Any], fast_path: bool) -> tuple[list[Any], list[Any]]:
@@ -106,6 +112,9 @@ def _run(prog: dict[str, Any], fast_path: bool) -> tuple[list[Any], list[Any]]:
                 got = mg.autograd.grad(root, leaves, retain_graph=prog["retain_graph"],
                                        create_graph=prog["create_graph"], allow_unused=True)
                 happened.append(tuple(repr(getattr(g, "data", g)) for g in got))
+            elif prog["more_roots"]:
+                roots = [root, *(vals[k % len(vals)] for k in prog["more_roots"])]
+                mg.autograd.backward(roots, retain_graph=prog["retain_graph"], create_graph=prog["create_graph"])
             else:
                 root.backward(retain_graph=prog["retain_graph"], create_graph=prog["create_graph"])
         except Exception as error:

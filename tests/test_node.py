@@ -93,13 +93,23 @@ def test_node_repr_is_pytorch_like() -> None:
     assert repr(node).startswith("<MulBackward0 object at 0x")
 
 
-def test_node_register_hook_sees_the_incoming_gradient() -> None:
+def test_node_hooks_see_grad_outputs_and_grad_inputs_as_pytorch() -> None:
     seen = []
     x = mg.Value(1.0, requires_grad=True)
     y = x * 5
-    y.grad_fn.register_hook(seen.append)
+    y.grad_fn.register_prehook(lambda grad_outputs: seen.append(("pre", grad_outputs)))
+    y.grad_fn.register_hook(lambda grad_inputs, grad_outputs: seen.append(("post", grad_inputs, grad_outputs)))
     (y * 2).backward()
-    assert seen == [2.0] and x.grad == 10.0
+    assert seen == [("pre", (2.0,)), ("post", (10.0, None), (2.0,))] and x.grad == 10.0
+
+
+def test_a_removed_node_hook_no_longer_runs() -> None:
+    seen = []
+    y = mg.Value(1.0, requires_grad=True) * 5
+    handle = y.grad_fn.register_hook(lambda gi, go: seen.append(gi))
+    handle.remove()
+    y.backward()
+    assert seen == []
 
 
 def test_an_input_changed_in_place_before_it_was_saved_is_checked_against_that_version() -> None:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import numpy as np
 import pytest
@@ -165,35 +166,53 @@ def test_float16_matmul_and_sum_accumulate_in_float32_and_round_once() -> None:
     assert be.sum(np.full(4096, 1.0, dtype=np.float16)).dtype == np.float16
 
 
-@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")  # (the module's own filter, under pytest)
-def test_where_with_a_zero_else_is_a_select_even_for_inf_and_nan() -> None:
-    """``where(mask, g, 0)`` (ReLU's backward) is computed as a product; where the product would differ
-    from a select (inf·0 and NaN·0 are NaN), the select's answer is given."""
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_where_with_a_zero_side_is_a_select_to_the_last_bit(dtype: Any) -> None:
+    """``where(mask, g, 0)`` and ``where(mask, 0, g)`` (ReLU's backward) are computed as a product of g's
+    bits; they give exactly what NumPy's select gives, bit for bit: inf and NaN dropped where the mask
+    drops them, +0.0 (never −0.0) for a dropped negative."""
     be = NumpyBackend()
-    mask = np.array([True, False, True, False, False])
-    g = np.array([1.5, np.inf, np.nan, -np.inf, np.nan], dtype=np.float32)
-    out = be.where(mask, g, 0.0)
-    np.testing.assert_array_equal(out, np.where(mask, g, 0.0))
-    assert out.dtype == np.float32
-    finite = np.array([2.0, 3.0, -1.0, 4.0, 5.0], dtype=np.float32)
-    np.testing.assert_array_equal(be.where(mask, finite, 0.0), [2.0, 0.0, -1.0, 0.0, 0.0])
-    assert be.where(np.zeros(0, bool), np.zeros(0, np.float32), 0.0).shape == (0,)
+    mask = np.array([[True, False, True, False], [False, False, True, True]])
+    g = np.array([[1.5, np.inf, np.nan, -np.inf], [np.nan, -2.0, -0.0, -3.0]], dtype=dtype)
+    bits = {2: np.uint16, 4: np.uint32, 8: np.uint64}[np.dtype(dtype).itemsize]
+    for out, expected in ((be.where(mask, g, 0.0), np.where(mask, g, 0.0)),
+                          (be.where(mask, 0.0, g), np.where(mask, 0.0, g)),
+                          (be.where(mask, g.T.T, 0), np.where(mask, g, 0))):
+        assert out.dtype == expected.dtype == dtype
+        np.testing.assert_array_equal(out.view(bits), expected.view(bits))
+    minus_zero = be.where(mask, g, -0.0)  # a −0.0 "else" is no zero side: the select, as NumPy
+    np.testing.assert_array_equal(minus_zero.view(bits), np.where(mask, g, -0.0).view(bits))
+    assert be.where(np.zeros(0, bool), np.zeros(0, dtype), 0.0).shape == (0,)
+    for keep in (True, False):  # 0-d: an array still (never a NumPy scalar), the select's bits
+        zero_d = be.where(np.array(keep), np.array(-1.5, dtype), 0.0)
+        assert type(zero_d) is np.ndarray and zero_d.shape == () and zero_d.dtype == dtype
+        np.testing.assert_array_equal(zero_d.view(bits), np.where(keep, np.array(-1.5, dtype), 0.0).view(bits))
 
 
-def test_iadd_with_alpha_reuses_one_scratch_array_and_stays_exact() -> None:
-    """``x += alpha·y`` (an optimizer's step) multiplies into a scratch array kept per shape and dtype:
-    the results are those of the plain expression, for every parameter sharing the scratch."""
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_iadd_with_alpha_goes_block_by_block_through_one_scratch_and_stays_exact(dtype: Any) -> None:
+    """``x += alpha·y`` (an optimizer's step) multiplies block by block into one scratch array per dtype:
+    the results are those of the plain expression, bit for bit, small or large, strided, or y = x."""
     be = NumpyBackend()
     rng = np.random.default_rng(0)
-    xs = [rng.standard_normal((3, 4)).astype(np.float32) for _ in range(2)]
-    ys = [rng.standard_normal((3, 4)).astype(np.float32) for _ in range(2)]
-    expected = [x + np.float32(-0.1) * y for x, y in zip(xs, ys)]
-    for x, y in zip(xs, ys):
+    block = be._scratch(np.dtype(dtype)).size
+    for shape in [(3, 4), (), (block,), (3, block // 2 + 7), (2 * block + 1,)]:
+        x, y = (rng.standard_normal(shape).astype(dtype) for _ in range(2))
+        expected = x + dtype(-0.1) * y
         be.iadd(x, y, -0.1)
-    for x, e in zip(xs, expected):
-        np.testing.assert_array_equal(x, e)
-    scratch = be._scratch(xs[0])
-    assert scratch is be._scratch(xs[1]) and not np.shares_memory(scratch, xs[0])
-    for n in range(40):  # many shapes: the cache starts over rather than growing
-        be._scratch(np.zeros(n + 1, np.float32))
-    assert len(be._work.arrays) <= 32
+        np.testing.assert_array_equal(x, expected)
+    x = rng.standard_normal((2 * block + 1,)).astype(dtype)
+    expected = x + dtype(0.5) * x
+    be.iadd(x, x, 0.5)  # y is x: each block is read before it is written
+    np.testing.assert_array_equal(x, expected)
+    x, y = rng.standard_normal((2, 3 * block)).astype(dtype), rng.standard_normal((3 * block, 2)).astype(dtype)
+    expected = x + dtype(0.25) * y.T
+    be.iadd(x, y.T, 0.25)  # strided
+    np.testing.assert_array_equal(x, expected)
+    base = rng.standard_normal(3 * block).astype(dtype)
+    x, y = base[1:], base[:-1]
+    expected = x + dtype(2.0) * y
+    be.iadd(x, y, 2.0)  # overlapping: as NumPy computes it
+    np.testing.assert_array_equal(x, expected)
+    assert be._scratch(np.dtype(dtype)) is be._scratch(np.dtype(dtype))
+    assert be._scratch(np.dtype(dtype)).nbytes == be._scratch(np.dtype(np.float64)).nbytes

@@ -352,3 +352,34 @@ def test_a_parameter_in_two_groups_is_refused() -> None:
         SGD([{"params": [p]}, {"params": [p], "lr": 0.5}], lr=0.1)
     with pytest.warns(UserWarning, match="duplicate parameters"):
         SGD([p, p], lr=0.1)  # within one group PyTorch only warns
+
+
+def test_grad_is_finite_reads_one_sum_and_checks_again_only_when_the_sum_overflows() -> None:
+    p = mg.tensor([0.0, 0.0], requires_grad=True)
+    for grad, finite in (([3e38, 3e38], True), ([3e38, float("inf")], False), ([1.0, float("nan")], False),
+                         ([float("-inf"), float("inf")], False), ([-2.0, 1.5], True)):
+        p.grad = mg.tensor(grad)
+        assert mg.optim.grad_is_finite(p) is finite, grad
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_the_squared_norm_leaves_the_gradient_as_it_was(dtype: str) -> None:
+    """The squares go into the float64 copy in place: never into a float64 gradient itself."""
+    p = mg.tensor([0.0, 0.0], dtype=dtype, requires_grad=True)
+    p.grad = mg.tensor([3.0, -4.0], dtype=dtype)
+    assert mg.optim.grad_sq_norm(p) == 25.0 and mg.optim.grad_norm_term(p, 2.0) == 25.0
+    assert p.grad.tolist() == [3.0, -4.0]
+
+
+def test_updates_on_tensors_change_only_their_own_temporaries_in_place() -> None:
+    """Adam and SGD with Nesterov and weight decay change new buffers in place, never ``.grad`` or the state
+    they read (the same steps as the plain expressions, checked against torch in tests/parity)."""
+    for make in (lambda ps: Adam(ps, lr=0.1, weight_decay=0.1, amsgrad=True),
+                 lambda ps: SGD(ps, lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.1)):
+        p = mg.tensor([1.0, -2.0, 3.0], requires_grad=True)
+        opt = make([p])
+        for _ in range(3):
+            p.grad = mg.tensor([0.5, 0.25, -1.0])
+            grad = p.grad
+            opt.step()
+            assert p.grad is grad and grad.tolist() == [0.5, 0.25, -1.0]

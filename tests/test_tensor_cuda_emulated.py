@@ -115,3 +115,27 @@ def _views_in_place(device: str) -> tuple[list, list, list]:
 
 def test_in_place_ops_through_views_on_emulated_cuda_match_the_cpu(emulated_cuda: None) -> None:
     assert _views_in_place("cuda") == _views_in_place("cpu")
+
+
+def _batches_clamps_and_minima(device: str) -> tuple[list, list, list, list, list]:
+    """Batched @ (folded and bmm, a small and a large product), nn.Linear on 3-D input, min, clamp, softmax,
+    contiguous and a reshape of a transpose: the same graph and numbers on every device."""
+    rng = np.random.default_rng(3)
+    a = mg.tensor(rng.normal(size=(2, 3, 4)), requires_grad=True, dtype="float64", device=device)
+    b = mg.tensor(rng.normal(size=(2, 4, 5)), requires_grad=True, dtype="float64", device=device)
+    big = mg.tensor(rng.normal(size=(2, 9, 9)), requires_grad=True, dtype="float64", device=device)
+    w = mg.tensor(rng.normal(size=(2, 4)), requires_grad=True, dtype="float64", device=device)
+    y = (a @ b).softmax(2) + (a @ w.t()).sum(2, keepdim=True) + F.linear(a, w, w[:, 0]).amin(2, keepdim=True)
+    z = (big @ big).clamp(-1.0, 1.0) + big.transpose(1, 2).contiguous().min(1, keepdim=True)[0]
+    loss = (y * y).sum() + z.sum() + a.transpose(1, 2).reshape(2, 12).clamp(min=0.0).sum() + (b @ b[0, 0]).min()
+    loss.backward()
+    names = [y.grad_fn.name(), a.transpose(1, 2).reshape(2, 12).grad_fn.name(), (a @ w.t()).grad_fn.name()]
+    return ([loss.item()], a.grad.to("cpu").tolist(), b.grad.to("cpu").tolist(), w.grad.to("cpu").tolist(),
+            names + [big.grad.to("cpu").tolist()])
+
+
+def test_batched_products_clamps_and_minima_on_emulated_cuda_match_the_cpu(emulated_cuda: None) -> None:
+    cpu, gpu = _batches_clamps_and_minima("cpu"), _batches_clamps_and_minima("cuda")
+    assert gpu[4][:3] == cpu[4][:3]
+    for g, c in zip(gpu[:4] + (gpu[4][3],), cpu[:4] + (cpu[4][3],)):
+        np.testing.assert_allclose(np.array(g), np.array(c), rtol=1e-12, atol=1e-14)

@@ -438,3 +438,63 @@ def test_a_tracer_started_during_a_backward_pass_records_what_it_can() -> None:
     assert t.errors == [] and len(t.passes) == 1 and t.passes[0].roots == ()
     assert "backward pass 1 (begun before the trace started)" in t.narrate(color=False)
     assert not events.listening
+
+
+# -- nodes of several outputs: a custom Function's second output, unbind's rows --------------------------
+class SumAndProduct(mg.Function):
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return a + b, a * b
+
+    @staticmethod
+    def backward(ctx, g_sum, g_product):
+        a, b = ctx.saved_tensors
+        return g_sum + g_product * b, g_sum + g_product * a
+
+
+def _through_the_second_output() -> tuple[mg.Value, mg.Value, mg.Value]:
+    a, b = mg.Value(2.0, requires_grad=True, label="a"), mg.Value(5.0, requires_grad=True, label="b")
+    _, p = SumAndProduct.apply(a, b)
+    return a, b, p * 3.0
+
+
+@pytest.mark.parametrize("watched", [True, False], ids=["forward_traced", "trace_opened_after"])
+def test_an_input_that_is_a_later_output_is_named_and_valued_as_that_output(watched: bool) -> None:
+    if watched:
+        with mg.trace() as t:
+            a, b, z = _through_the_second_output()
+            z.backward()
+    else:
+        a, b, z = _through_the_second_output()
+        with mg.trace() as t:
+            z.backward()
+    assert not t.errors
+    mul = t.backward_events()[0]
+    assert mul.inputs == (("SumAndProduct(a, b)[1]", 10.0), ("const", 3.0))  # output 1: a·b, not a + b
+    assert mul.input_ids == ("SumAndProductBackward#1", None) and mul.input_nrs == (1, 0)
+    node = t.backward_events()[1]
+    assert (node.node_id, node.grad_output, node.grad_inputs) == (
+        "SumAndProductBackward#1", (None, 3.0), (("a", 15.0), ("b", 6.0)))
+    lines = [json.loads(line) for line in t.to_json().splitlines()]
+    visits = [d for d in lines if d["kind"] == "backward"]
+    assert visits[0]["input_nrs"] == [1, 0] and "input_nrs" not in visits[1]  # written only where one is k >= 1
+    assert (a.grad, b.grad) == (15.0, 6.0)
+
+
+def test_iterating_a_tensor_traces_one_unbind_node_with_a_name_per_row() -> None:
+    x = mg.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    x.label = "x"
+    with mg.trace() as t:
+        first, second = x
+        y = (second * 2).sum()
+        y.backward()
+    assert not t.errors
+    forward = [e for e in t.events if e.kind == "forward"]
+    assert (forward[0].node_id, forward[0].label) == ("UnbindBackward0#1", "Unbind(x)[0]")
+    assert forward[1].inputs[0][0] == "Unbind(x)[1]" and forward[1].input_nrs == (1, 0)
+    assert t.name_of(second) == "Unbind(x)[1]" and t.name_of(first) == "Unbind(x)[0]"
+    unbind = t.backward_events()[-1]
+    assert unbind.node == "UnbindBackward0" and unbind.grad_output[0] is None
+    assert np.array_equal(unbind.grad_output[1], [2.0, 2.0])
+    assert "Unbind(x)[1]" in t.narrate()

@@ -133,3 +133,21 @@ def test_backward_with_inputs_matches_torch() -> None:
 
     assert run(lambda v: mg.tensor(v, requires_grad=True, dtype="float64")) == run(
         lambda v: torch.tensor(v, requires_grad=True, dtype=torch.float64))
+
+
+def test_output_nr_says_which_output_of_its_node_a_variable_is() -> None:
+    class Two(mg.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2, x * 3
+
+        @staticmethod
+        def backward(ctx, g1, g2):
+            return g1 * 2 + g2 * 3
+
+    x = mg.Value(1.5, requires_grad=True)
+    first, second = Two.apply(x)
+    assert (x.output_nr, (x * 2).output_nr, first.output_nr, second.output_nr) == (0, 0, 0, 1)
+    assert (second * 1).grad_fn.next_functions[0] == (second.grad_fn, second.output_nr)
+    with mg.no_grad():
+        assert Two.apply(x)[1].output_nr == 0  # not recorded: no node

@@ -348,3 +348,87 @@ def test_the_core_does_not_import_the_viz_package() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=Path(__file__).resolve().parents[1])
     assert out.stdout.strip() == "[]"
+
+
+# -- nodes of several outputs: a custom Function's second output, unbind's rows --------------------------
+class SumAndProduct(mg.Function):
+    @staticmethod
+    def forward(ctx, a, b):
+        return a + b, a * b
+
+    @staticmethod
+    def backward(ctx, g_sum, g_product):
+        return g_sum + g_product * 5.0, g_sum + g_product * 2.0  # (a, b) = (2, 5) below
+
+
+def _second_output_graph() -> tuple[mg.Value, mg.Value, mg.Value]:
+    """``z = 3·(a·b) + (a + b)`` through the outputs 1 and 0 of one node (and the leaves, kept alive)."""
+    a, b = mg.Value(2.0, requires_grad=True, label="a"), mg.Value(5.0, requires_grad=True, label="b")
+    s, p = SumAndProduct.apply(a, b)
+    z = p * 3 + s
+    z.label = "z"
+    return a, b, z
+
+
+def test_a_graph_through_a_second_output_is_drawn_with_that_outputs_value() -> None:
+    a, b, z = _second_output_graph()
+    nodes, edges = parse(mg.draw(z).source)
+    assert ("SumAndProductBackward#1", "MulBackward0#1") in [(x, y) for x, y, _ in edges]
+    assert ("SumAndProductBackward#1", "AddBackward0#1") in [(x, y) for x, y, _ in edges]
+    assert nodes["MulBackward0#1"]["label"] == "MulBackward0\\nSumAndProduct(a, b)[1]·3"
+    value_nodes, value_edges = parse(mg.draw(z, view="value").source)
+    later = value_nodes["SumAndProductBackward#1 output 1"]
+    assert later["label"] == "{ SumAndProduct(a, b)[1] | data 10.0 | grad — }"  # a·b, its own box
+    assert value_nodes["SumAndProductBackward#1"]["label"].startswith("{ SumAndProduct(a, b)[0] | data 7.0 ")
+    pairs = [(x, y) for x, y, _ in value_edges]
+    assert ("SumAndProductBackward#1 op", "SumAndProductBackward#1 output 1") in pairs
+    assert ("SumAndProductBackward#1 output 1", "MulBackward0#1 op") in pairs
+    assert ("SumAndProductBackward#1", "AddBackward0#1 op") in pairs
+
+
+def test_a_traced_step_through_a_second_output_shows_its_gradient() -> None:
+    with mg.trace() as t:
+        a, b, z = _second_output_graph()
+        z.backward()
+    assert not t.errors
+    step = next(e.step for e in t.backward_events() if e.node_id == "MulBackward0#1")
+    nodes, edges = parse(mg.draw(z, view="value", trace=t, highlight=step).source)
+    assert nodes["SumAndProductBackward#1 output 1"]["label"] == "{ SumAndProduct(a, b)[1] | data 10.0 | grad 3.0 }"
+    red = {(x, y): e["label"] for x, y, e in edges if e.get("color") == "red"}
+    assert red == {("SumAndProductBackward#1 output 1", "MulBackward0#1 op"): "grad 3.0"}
+    _, autograd_edges = parse(mg.draw(z, trace=t, highlight=step).source)
+    assert {(x, y) for x, y, e in autograd_edges if e.get("color") == "red"} == {
+        ("SumAndProductBackward#1", "MulBackward0#1")}
+    last = t.backward_events()[-1]  # SumAndProductBackward#1, with both outputs' gradients
+    done, _ = parse(mg.draw(z, view="value", trace=t, highlight=last.step).source)
+    assert done["SumAndProductBackward#1"]["label"] == "{ SumAndProduct(a, b)[0] | data 7.0 | grad 1.0 }"
+    assert done["SumAndProductBackward#1 output 1"]["label"].endswith("| grad 3.0 }")
+    assert done["AccumulateGrad#1"]["label"] == "{ a | data 2.0 | grad 16.0 }"  # 1 + 3·b
+
+
+def test_iterating_a_tensor_draws_one_unbind_node() -> None:
+    x = mg.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    x.label = "x"
+    first, second = x
+    y = (first + second * 2).sum()
+    nodes, edges = parse(mg.draw(y).source)
+    assert [k for k in graph_part(nodes) if k.startswith("UnbindBackward0")] == ["UnbindBackward0#1"]
+    assert nodes["MulBackward0#1"]["label"] == "MulBackward0\\nUnbind(x)[1]·2.0"
+    value_nodes, _ = parse(mg.draw(y, view="value").source)
+    assert value_nodes["UnbindBackward0#1 output 1"]["label"] == "{ Unbind(x)[1] | data [3.0, 4.0] | grad — }"
+    assert value_nodes["UnbindBackward0#1"]["label"].startswith("{ Unbind(x)[0] | data [1.0, 2.0] ")
+
+
+def test_a_traced_pass_keeps_which_output_an_input_is_for_the_step_through_page(tmp_path: Path) -> None:
+    from micrograd2.viz import stepper
+    from micrograd2.viz.graph import from_pass
+
+    with mg.trace() as t:
+        a, b, z = _second_output_graph()
+        z.backward()
+    sk = from_pass(t, 1)
+    assert [(i.id, i.nr) for i in sk.nodes["MulBackward0#1"].inputs] == [("SumAndProductBackward#1", 1), (None, 0)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", GraphvizMissingWarning)
+        page = Path(stepper(t, tmp_path / "page.html", view="value")).read_text()
+    assert "SumAndProduct(a, b)[1]" in page and "SumAndProductBackward#1 output 1" in page

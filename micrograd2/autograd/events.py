@@ -16,7 +16,8 @@ Kinds and their fields:
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+import contextlib
+from typing import Any, Callable, Iterator
 
 Listener = Callable[[str, dict[str, Any]], None]
 
@@ -50,3 +51,19 @@ def next_pass_number() -> int:
     global _passes
     _passes += 1
     return _passes
+
+
+@contextlib.contextmanager
+def backward_pass(roots: tuple[Any, ...], starts: list[tuple[Any, Any]]) -> Iterator[int]:
+    """One backward pass: its number, announced as ``backward_start`` and ``backward_end`` (``failed`` if it
+    raised) when somebody listens."""
+    pass_no = next_pass_number()
+    if listening:
+        emit("backward_start", roots=roots, grads=tuple(g for _, g in starts), pass_no=pass_no)
+    failed = True
+    try:
+        yield pass_no
+        failed = False
+    finally:
+        if listening:
+            emit("backward_end", pass_no=pass_no, failed=failed)

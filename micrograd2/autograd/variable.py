@@ -1,17 +1,17 @@
-"""``Variable``: what a ``Value`` and a ``Tensor`` share — their autograd state and methods.
+"""``Variable``: what a ``Value`` and a ``Tensor`` share — their autograd methods.
 
 The two engines differ only in what ``data`` holds (a float, or an array) and
 how results are wrapped and rounded; everything autograd does with them lives
-here: ``requires_grad``, ``is_leaf``, ``grad_fn``, ``grad``, ``backward``,
-``retain_grad``, ``register_hook``, version counters and in-place ops.
+here and in ``engine.VariableBase`` (the state and ``backward()``): ``requires_grad``,
+``is_leaf``, ``grad``, ``retain_grad``, hooks, version counters and in-place ops.
 """
 from __future__ import annotations
 
 import warnings
 from typing import Any, Callable
 
-from . import grad_mode
-from .node import AccumulateGrad, VersionCounter, _HookHandle, _RetainGrad, accumulate_into, gradient_edge
+from . import grad_mode, hooks
+from .engine import VariableBase, accumulate_into, gradient_edge
 
 LEAF_IN_PLACE = (
     "a leaf Variable that requires grad is being used in an in-place operation.\n"
@@ -19,24 +19,22 @@ LEAF_IN_PLACE = (
 )
 
 
-class Variable:
+class VersionCounter:
+    """How many in-place ops have changed a Value's data (shared with its ``detach()``es)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self) -> None:
+        self.value = 0
+
+
+class Variable(VariableBase):
     """Base class of ``Value`` and ``Tensor``.  An engine's subclass provides what the core needs of it
     (below): ``_wrap``, ``_promote``, ``_seed``, ``_as_grad``, the data-level in-place update
-    ``_assign``, and where its gradients need it, ``_round_gradient`` and ``_add_gradients``."""
+    ``_assign``, and where its gradients need it, ``_round_gradient``, ``_add_gradients`` and
+    ``_zeros_like``."""
 
-    __slots__ = (
-        "data", "_grad", "grad_fn", "_requires_grad", "label", "dtype",
-        "_accumulator", "_version_counter", "__weakref__",
-    )
-
-    data: Any
-    grad_fn: Any
-    dtype: str
-    label: str | None
-    _grad: Any
-    _requires_grad: bool
-    _accumulator: AccumulateGrad | None
-    _version_counter: VersionCounter | None
+    __slots__ = ()  # (VariableBase's, in engine.py)
 
     # The walk used for this engine's graphs when nothing watches it (no hooks, tracer, anomaly mode or
     # autograd.grad): None for the reference walk; an engine may choose one of the speed layer's at import.
@@ -76,6 +74,15 @@ class Variable:
         """``a + b`` for two gradients of one Variable, of ``a``'s type."""
         return a + b
 
+    @classmethod
+    def _zeros_like(cls, data: Any) -> Any:
+        """Zeros of ``data``'s shape and dtype: the gradient a custom Function's backward receives for an
+        output that got none (an array here; the scalar engine's is 0.0)."""
+        from ..backends import backend_of  # (the array backends: only a Tensor's custom Functions get here)
+
+        be = backend_of(data)
+        return be.full(be.shape(data), 0.0, be.dtype(data))
+
     # -- flags ------------------------------------------------------------------------------------
     @property
     def requires_grad(self) -> bool:
@@ -104,10 +111,18 @@ class Variable:
         return self.grad_fn is None
 
     @property
+    def output_nr(self) -> int:
+        """Which output of its ``grad_fn`` this Variable is: k for output k of an op with several differentiable
+        outputs (``unbind``, a custom Function), else 0 (a leaf too), as PyTorch's ``output_nr``."""
+        edge = self._accumulator
+        return edge[1] if self.grad_fn is not None and type(edge) is tuple else 0
+
+    @property
     def retains_grad(self) -> bool:
         """True after ``retain_grad()`` on a non-leaf."""
         node = self.grad_fn
-        return node is not None and any(isinstance(h, _RetainGrad) for h in node._hooks or ())
+        return node is not None and any(getattr(h, "retains_grad", False) and h.ref() is self
+                                        for _, h in hooks.tensor_hooks(node))
 
     @property
     def grad(self) -> Any:
@@ -146,36 +161,7 @@ class Variable:
         counter = self._version_counter
         return counter.value if counter is not None else 0
 
-    # -- autograd ---------------------------------------------------------------------------------
-    def backward(self, gradient: Any = None, retain_graph: bool | None = None,
-                 create_graph: bool = False, inputs: Any = None) -> None:
-        """Compute the gradient of this Variable with respect to the graph's leaves.
-
-        Seeds ``gradient`` (1.0 by default), walks the graph once in reverse
-        topological order, and accumulates into ``.grad`` of every leaf that
-        requires grad.  Saved values are freed afterwards unless ``retain_graph``.
-        With ``inputs`` (a Variable or a sequence of them), only their ``.grad``
-        is accumulated, leaves or not, as PyTorch's ``backward(inputs=…)``.
-        """
-        from .engine import run_backward  # the walk, imported when first needed
-
-        seed = self._seed(gradient)
-        if inputs is None:
-            run_backward((self,), (seed,), retain_graph, create_graph)
-            return
-        inputs = (inputs,) if isinstance(inputs, Variable) else tuple(inputs)
-        if not inputs:
-            raise RuntimeError(
-                "'inputs' argument to backward() cannot be empty.\n"
-                "What to do: pass the Values whose .grad you want, or leave inputs out for every leaf."
-            )
-        for x in inputs:  # a non-leaf input keeps .grad from now on, as in PyTorch
-            x.retain_grad()
-        grads = run_backward((self,), (seed,), retain_graph, create_graph, inputs, allow_unused=True)
-        for x, g in zip(inputs, grads or ()):
-            if g is not None and x.grad_fn is None:  # (a non-leaf's retain_grad hook has written it)
-                accumulate_into(x, g, x._accumulator)
-
+    # -- autograd (backward() is VariableBase's, in engine.py) ------------------------------------
     def retain_grad(self) -> None:
         """Keep ``.grad`` on this non-leaf after backward (a no-op on leaves)."""
         if self.grad_fn is None:
@@ -186,25 +172,35 @@ class Variable:
                 )
             return
         if not self.retains_grad:
-            self.grad_fn.register_hook(_RetainGrad(self))
+            self._add_hook("tensor", hooks.RetainGrad(self, accumulate_into))
 
-    def register_hook(self, hook: Callable[[Any], Any]) -> _HookHandle:
+    def register_hook(self, hook: Callable[[Any], Any]) -> hooks.RemovableHandle:
         """Run ``hook(grad)`` when this Variable's gradient is computed; a non-None result replaces it."""
         if not self._requires_grad:
             raise RuntimeError(
                 "cannot register a hook on a tensor that doesn't require gradient\n"
                 "What to do: set requires_grad=True on the leaf first."
             )
-        node = gradient_edge(self)
-        if self.grad_fn is not None and node._hooks:  # keep retain_grad last, as PyTorch does
-            hooks = node._hooks
-            retain = [h for h in hooks if isinstance(h, _RetainGrad)]
-            handle = node.register_hook(hook)
-            for h in retain:
-                hooks.remove(h)
-                hooks.append(h)
-            return handle
-        return node.register_hook(hook)
+        return self._add_hook("tensor", hook)
+
+    def register_post_accumulate_grad_hook(self, hook: Callable[[Any], Any]) -> hooks.RemovableHandle:
+        """Run ``hook(self)`` on a leaf once backward has accumulated into its ``.grad``."""
+        if not self._requires_grad:
+            raise RuntimeError(
+                "cannot register a hook on a tensor that doesn't require gradient\n"
+                "What to do: set requires_grad=True on the leaf first."
+            )
+        if self.grad_fn is not None:
+            raise RuntimeError(
+                "post accumulate grad hooks cannot be registered on non-leaf tensors\n"
+                "What to do: register it on the leaf (a parameter); on a non-leaf use register_hook."
+            )
+        return hooks.add(gradient_edge(self), "accumulated", hook)
+
+    def _add_hook(self, kind: str, hook: Any) -> hooks.RemovableHandle:
+        edge = gradient_edge(self)
+        node, nr = edge if type(edge) is tuple else (edge, 0)
+        return hooks.add(node, kind, (nr, hook))
 
     # -- in place ---------------------------------------------------------------------------------
     def _bump_version(self) -> None:
@@ -231,17 +227,19 @@ class Variable:
         self._bump_version()
         return self
 
-    def _rebase(self, node: Any) -> None:
-        """Self's history becomes ``node`` (after an in-place op).  ``retain_grad()`` moves along, so
-        ``.grad`` is the gradient of the newest value, as in PyTorch; other hooks stay on the old node
-        (they see the gradient of the value before the op)."""
+    def _rebase(self, node: Any, output_nr: int = 0) -> None:
+        """Self's history becomes ``node`` (after an in-place op; ``output_nr``: which of its outputs self is).
+        ``retain_grad()`` moves along, so ``.grad`` is the gradient of the newest value, as in PyTorch; other
+        hooks stay on the old node (they see the gradient of the value before the op)."""
         old = self.grad_fn
         self.grad_fn = node
         self._requires_grad = True
-        for hook in (old._hooks or ()) if old is not None else ():
-            if isinstance(hook, _RetainGrad) and hook.ref() is self:
-                old._hooks.remove(hook)  # type: ignore[union-attr]
-                node.register_hook(hook)
+        self._accumulator = (node, output_nr) if output_nr else None
+        for entry in hooks.tensor_hooks(old) if old is not None else ():
+            hook = entry[1]
+            if getattr(hook, "retains_grad", False) and hook.ref() is self:
+                hooks.tensor_hooks(old).remove(entry)
+                self._add_hook("tensor", hook)
                 break
 
     def _snapshot(self) -> Variable:

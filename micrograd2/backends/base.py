@@ -107,7 +107,8 @@ class ArrayBackend(ABC):
 
     @abstractmethod
     def matmul(self, a: Array, b: Array) -> Array:
-        """``a @ b`` for 1-D and 2-D operands (NumPy's rules)."""
+        """``a @ b`` for 1-D and 2-D operands, and for two 3-D stacks of matrices of one batch size
+        (PyTorch's ``bmm``), by NumPy's rules."""
 
     @abstractmethod
     def reshape(self, x: Array, shape: Sequence[int]) -> Array: ...

@@ -54,6 +54,7 @@ INSTALL_HINT = "pip install -e '.[cuda]' in the micrograd2 folder, on a machine 
 STORED = (*FLOATS, "int64", "bool")
 _CAST_TAGS = {"float32": "f32", "float64": "f64", "int64": "i64", "bool": "bool"}
 _LAYOUT_CACHE_SIZE = 4096
+_MAX_GRID_Z = 65535  # CUDA's limit on gridDim.z: a bigger batch is taken in turns (kernels.cu's matmul)
 
 
 
@@ -369,32 +370,39 @@ class CudaBackend(ArrayBackend):
     @_cuda_errors
     def matmul(self, a: Array, b: Array) -> Array:
         sa, sb = self.shape(a), self.shape(b)
-        if not (1 <= len(sa) <= 2 and 1 <= len(sb) <= 2):
-            raise ValueError(f"matmul on device='cuda' takes 1-D and 2-D operands, got shapes {sa} and {sb}")
-        (m, k), (k2, n) = (sa if len(sa) == 2 else (1, sa[0])), (sb if len(sb) == 2 else (sb[0], 1))
+        stacked = len(sa) == len(sb) == 3 and sa[0] == sb[0]  # a batch of products (PyTorch's bmm)
+        if not (stacked or (1 <= len(sa) <= 2 and 1 <= len(sb) <= 2)):
+            raise ValueError(
+                f"matmul on device='cuda' takes 1-D and 2-D operands, or two 3-D stacks of matrices of one "
+                f"batch size, got shapes {sa} and {sb}"
+            )
+        batch, (ma, mb) = (sa[0], (sa[1:], sb[1:])) if stacked else (1, (sa, sb))
+        (m, k), (k2, n) = (ma if len(ma) == 2 else (1, ma[0])), (mb if len(mb) == 2 else (mb[0], 1))
         if k != k2:
             raise ValueError(
-                f"matmul: shapes {sa} and {sb} are not aligned: {k} (dim {len(sa) - 1}) != {k2} (dim 0)"
+                f"matmul: shapes {sa} and {sb} are not aligned: {k} (dim {len(sa) - 1}) != {k2} "
+                f"(dim {len(sb) - 2 if stacked else 0})"
             )
         result = self._result_dtype(a, b)
         compute = _compute_dtype(result)
-        out = self._matmul(compute, self._operand(a, compute), self._operand(b, compute), m, n, k)
-        final = sa[:-1] + sb[1:]  # a 1-D operand's added axis is dropped again
+        out = self._matmul(compute, self._operand(a, compute), self._operand(b, compute), m, n, k, batch)
+        final = ((batch,) if stacked else ()) + ma[:-1] + mb[1:]  # a 1-D operand's added axis is dropped again
         out = self.device.view(out, final)
         return out if result == compute else self.astype(out, result)
 
-    def _matmul(self, dtype: str, a: Array, b: Array, m: int, n: int, k: int) -> Array:
-        """C[m, n] = A[m, k] @ B[k, n] with the tiled kernel (zeros when k == 0)."""
+    def _matmul(self, dtype: str, a: Array, b: Array, m: int, n: int, k: int, batch: int = 1) -> Array:
+        """C[z, m, n] = A[z, m, k] @ B[z, k, n] for each z < batch, with the tiled kernel (zeros when k == 0);
+        a flat (batch·m, n) array."""
         if k == 0:
-            return self.full((m, n), 0.0, dtype)
-        if max(m, n, k) >= 2**31:
-            raise ValueError(f"matmul on device='cuda' takes dimensions below 2**31, got {(m, k, n)}")
-        out = self.device.empty((m, n), dtype)
-        if m and n:
+            return self.full((batch * m, n), 0.0, dtype)
+        if max(m, n, k, batch) >= 2**31:
+            raise ValueError(f"matmul on device='cuda' takes dimensions below 2**31, got {(batch, m, k, n)}")
+        out = self.device.empty((batch * m, n), dtype)
+        if m and n and batch:
             tiles = self.device.defines
             threads = (tiles["MM_BM"] // tiles["MM_TM"]) * (tiles["MM_BN"] // tiles["MM_TN"])
-            grid = (-(-n // tiles["MM_BN"]), -(-m // tiles["MM_BM"]))
-            self.device.launch(dtype, "matmul", grid, threads, (a, b, out, m, n, k))
+            grid = (-(-n // tiles["MM_BN"]), -(-m // tiles["MM_BM"]), min(batch, _MAX_GRID_Z))
+            self.device.launch(dtype, "matmul", grid, threads, (a, b, out, m, n, k, batch))
         return out
 
     def shares_memory(self, a: Array, b: Array) -> bool:

@@ -95,7 +95,7 @@ class Device(Protocol):
     def copy(self, dst: Array, src: Array) -> None: ...
 
     def launch(
-        self, dtype: str, kernel: str, grid: tuple[int, int], block: int, args: Sequence[Any]
+        self, dtype: str, kernel: str, grid: tuple[int, ...], block: int, args: Sequence[Any]
     ) -> None: ...
 
     def empty_cache(self) -> None: ...
@@ -160,7 +160,7 @@ class PycudaDevice:
         if src.nbytes:
             drv.memcpy_dtod(dst.gpudata, src.gpudata, src.nbytes)
 
-    def launch(self, dtype: str, kernel: str, grid: tuple[int, int], block: int, args: Sequence[Any]) -> None:
+    def launch(self, dtype: str, kernel: str, grid: tuple[int, ...], block: int, args: Sequence[Any]) -> None:
         values = [self.address(a) if isinstance(a, self.array_type) else a for a in args]
         self._function(dtype, kernel).prepared_call(grid, (block, 1, 1), *values)
 

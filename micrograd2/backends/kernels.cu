@@ -321,14 +321,15 @@ struct alignas(4 * sizeof(real_t)) real4 {
   real_t v[4];
 };
 
-// C = A @ B, row-major A[M, K], B[K, N], C[M, N]; any M, N, K (edges are padded with zeros).
+// C = A @ B, row-major A[M, K], B[K, N], C[M, N]; any M, N, K (edges are padded with zeros); for a
+// stack of `batch` such products (A[batch, M, K]…), block z computes products z, z + gridDim.z, ….
 // Block (bx, by) computes C[by*BM : +BM, bx*BN : +BN]; each of its threads a TM x TN micro-tile whose
 // rows are `g * ROW_STEP + ty*4 + v` (g < TM/4, v < 4; columns alike), so that a warp reads shared
 // memory in whole vectors without bank conflicts.  For float, two blocks fit on one SM (<= 128
 // registers), so one block's loads overlap the other's arithmetic.
 extern "C" __global__ void __launch_bounds__(MM_THREADS, sizeof(real_t) == 4 ? 2 : 1)
-    matmul(const real_t* __restrict__ A, const real_t* __restrict__ B, real_t* __restrict__ C, int M, int N,
-           int K) {
+    matmul(const real_t* __restrict__ A0, const real_t* __restrict__ B0, real_t* __restrict__ C0, int M, int N,
+           int K, int batch) {
   constexpr int A_LOADS = MM_BM * MM_BK / MM_THREADS, B_LOADS = MM_BK * MM_BN / MM_THREADS;
   constexpr int ROW_STEP = 4 * (MM_BM / MM_TM), COL_STEP = 4 * (MM_BN / MM_TN);
   alignas(sizeof(real4)) __shared__ real_t As[MM_BK][MM_BM + MM_PAD];  // As[k][m] = A[m][k]
@@ -336,49 +337,54 @@ extern "C" __global__ void __launch_bounds__(MM_THREADS, sizeof(real_t) == 4 ? 2
 
   const int tid = threadIdx.x, tx = tid % (MM_BN / MM_TN), ty = tid / (MM_BN / MM_TN);
   const int row0 = blockIdx.y * MM_BM, col0 = blockIdx.x * MM_BN;
-  real_t acc[MM_TM][MM_TN] = {};
+  for (int z = blockIdx.z; z < batch; z += gridDim.z) {  // (every thread of a block takes the same turns)
+    const real_t* __restrict__ A = A0 + (size_t)z * M * K;
+    const real_t* __restrict__ B = B0 + (size_t)z * K * N;
+    real_t* __restrict__ C = C0 + (size_t)z * M * N;
+    real_t acc[MM_TM][MM_TN] = {};
 
-  for (int k0 = 0; k0 < K; k0 += MM_BK) {
-    // One tile of A and one of B into shared memory (coalesced reads, zeros outside the matrices).
-    for (int l = 0; l < A_LOADS; ++l) {
-      int e = tid + l * MM_THREADS, m = row0 + e / MM_BK, k = k0 + e % MM_BK;
-      As[e % MM_BK][e / MM_BK] = (m < M && k < K) ? A[(size_t)m * K + k] : real_t(0);
-    }
-    for (int l = 0; l < B_LOADS; ++l) {
-      int e = tid + l * MM_THREADS, k = k0 + e / MM_BN, n = col0 + e % MM_BN;
-      Bs[e / MM_BN][e % MM_BN] = (k < K && n < N) ? B[(size_t)k * N + n] : real_t(0);
-    }
-    __syncthreads();
-
-    // acc += As[:, my rows]^T (outer product) Bs[:, my columns], one k at a time, from registers.
-#pragma unroll
-    for (int k = 0; k < MM_BK; ++k) {
-      real_t a[MM_TM], b[MM_TN];
-#pragma unroll
-      for (int g = 0; g < MM_TM / 4; ++g) {
-        real4 v = *reinterpret_cast<const real4*>(&As[k][g * ROW_STEP + ty * 4]);
-        for (int i = 0; i < 4; ++i) a[g * 4 + i] = v.v[i];
+    for (int k0 = 0; k0 < K; k0 += MM_BK) {
+      // One tile of A and one of B into shared memory (coalesced reads, zeros outside the matrices).
+      for (int l = 0; l < A_LOADS; ++l) {
+        int e = tid + l * MM_THREADS, m = row0 + e / MM_BK, k = k0 + e % MM_BK;
+        As[e % MM_BK][e / MM_BK] = (m < M && k < K) ? A[(size_t)m * K + k] : real_t(0);
       }
-#pragma unroll
-      for (int g = 0; g < MM_TN / 4; ++g) {
-        real4 v = *reinterpret_cast<const real4*>(&Bs[k][g * COL_STEP + tx * 4]);
-        for (int j = 0; j < 4; ++j) b[g * 4 + j] = v.v[j];
+      for (int l = 0; l < B_LOADS; ++l) {
+        int e = tid + l * MM_THREADS, k = k0 + e / MM_BN, n = col0 + e % MM_BN;
+        Bs[e / MM_BN][e % MM_BN] = (k < K && n < N) ? B[(size_t)k * N + n] : real_t(0);
       }
-#pragma unroll
-      for (int i = 0; i < MM_TM; ++i)
-#pragma unroll
-        for (int j = 0; j < MM_TN; ++j) acc[i][j] += a[i] * b[j];
-    }
-    __syncthreads();  // everyone is done with this tile before the next one overwrites it
-  }
+      __syncthreads();
 
-#pragma unroll
-  for (int i = 0; i < MM_TM; ++i) {
-    int m = row0 + (i / 4) * ROW_STEP + ty * 4 + i % 4;
-#pragma unroll
-    for (int j = 0; j < MM_TN; ++j) {
-      int n = col0 + (j / 4) * COL_STEP + tx * 4 + j % 4;
-      if (m < M && n < N) C[(size_t)m * N + n] = acc[i][j];
+      // acc += As[:, my rows]^T (outer product) Bs[:, my columns], one k at a time, from registers.
+  #pragma unroll
+      for (int k = 0; k < MM_BK; ++k) {
+        real_t a[MM_TM], b[MM_TN];
+  #pragma unroll
+        for (int g = 0; g < MM_TM / 4; ++g) {
+          real4 v = *reinterpret_cast<const real4*>(&As[k][g * ROW_STEP + ty * 4]);
+          for (int i = 0; i < 4; ++i) a[g * 4 + i] = v.v[i];
+        }
+  #pragma unroll
+        for (int g = 0; g < MM_TN / 4; ++g) {
+          real4 v = *reinterpret_cast<const real4*>(&Bs[k][g * COL_STEP + tx * 4]);
+          for (int j = 0; j < 4; ++j) b[g * 4 + j] = v.v[j];
+        }
+  #pragma unroll
+        for (int i = 0; i < MM_TM; ++i)
+  #pragma unroll
+          for (int j = 0; j < MM_TN; ++j) acc[i][j] += a[i] * b[j];
+      }
+      __syncthreads();  // everyone is done with this tile before the next one overwrites it
+    }
+
+  #pragma unroll
+    for (int i = 0; i < MM_TM; ++i) {
+      int m = row0 + (i / 4) * ROW_STEP + ty * 4 + i % 4;
+  #pragma unroll
+      for (int j = 0; j < MM_TN; ++j) {
+        int n = col0 + (j / 4) * COL_STEP + tx * 4 + j % 4;
+        if (m < M && n < N) C[(size_t)m * N + n] = acc[i][j];
+      }
     }
   }
 }

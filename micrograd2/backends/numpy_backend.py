@@ -17,6 +17,7 @@ values are rounded to bfloat16 (8 significant bits, round to nearest even) by
 """
 from __future__ import annotations
 
+import math
 import threading
 import warnings
 from typing import Any, Callable, Sequence
@@ -37,7 +38,7 @@ _NAMES = {np.dtype(np.float64): "float64", np.dtype(np.float32): "float32", np.d
           np.dtype(np.int64): "int64", np.dtype(np.bool_): "bool", np.dtype(np.int32): "int32"}
 _ndarray = np.ndarray
 _F16 = np.dtype(np.float16)
-_SCRATCHES = 32  # scratch arrays kept per thread (one per parameter shape)
+_BLOCK_BYTES = 1 << 18  # x += alpha·y goes block by block: 256 KiB of x, y and the product stay in L2
 _add: Any = np.add  # (typed loosely: NumPy's stubs want literal keepdims)
 _maximum: Any = np.maximum
 
@@ -60,6 +61,27 @@ def _sigmoid(x: Array) -> Array:
         out = np.exp(-x)
     out += 1
     return np.reciprocal(out, out=out)
+
+
+#: the unsigned integer type of each float width: a float array's bits, viewed as integers
+_BITS = {2: np.dtype(np.uint16), 4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
+
+
+def _kept(g: Array, keep: Array) -> Array:
+    """``g`` where the bool array ``keep`` holds, else +0.0: exactly ``np.where(keep, g, 0.0)`` (a dropped
+    inf or NaN is dropped), computed as g's bits times 1 or 0 (all bits 0 is +0.0) — a product, ~8x
+    faster than NumPy's masked select."""
+    return _arr(np.multiply(g.view(_BITS[g.dtype.itemsize]), keep)).view(g.dtype)  # (0-d: still an array)
+
+
+def _is_plus_zero(x: Any) -> bool:
+    """Is ``x`` the number +0 (a Python int or float; not −0.0)?"""
+    return type(x) in (int, float) and x == 0 and math.copysign(1.0, x) > 0
+
+
+def _floats_like(g: Any, mask: Array) -> bool:
+    """Is ``g`` a float array of the mask's shape (what :func:`_kept` takes)?"""
+    return type(g) is _ndarray and g.dtype.kind == "f" and g.shape == mask.shape
 
 
 _BINARY: dict[str, Callable[[Any, Any], Any]] = {
@@ -96,7 +118,7 @@ class NumpyBackend(ArrayBackend):
     name = "cpu"
 
     def __init__(self) -> None:
-        self._work = threading.local()  # each thread's scratch arrays (see ``_scratch``)
+        self._work = threading.local()  # each thread's scratch array per dtype (see ``_scratch``)
 
     # -- creation and transfer -------------------------------------------------
     def from_host(self, data: Any, dtype: str) -> Array:
@@ -141,14 +163,11 @@ class NumpyBackend(ArrayBackend):
         return _arr(_UNARY[op](x))
 
     def where(self, cond: Array, a: Array | float, b: Array | float) -> Array:
-        zero_else = isinstance(b, (int, float)) and b == 0
-        if zero_else and type(a) is _ndarray and a.dtype.kind == "f" and getattr(cond, "dtype", None) == np.bool_:
-            # ``where(mask, g, 0)`` (every ReLU backward): a product is ~10x faster than a masked select,
-            # and the same unless it made a NaN (inf·0, or a NaN of g), found by one reduction of the product
-            # (NaN wins a maximum) with no temporary array.  The product reads the bool mask as it goes.
-            out = _arr(np.multiply(a, cond))
-            if out.size == 0 or not np.isnan(_maximum.reduce(out, axis=None)):
-                return out
+        if type(cond) is _ndarray and cond.dtype == np.bool_:  # a mask: maybe g where it holds, else +0
+            if _is_plus_zero(b) and _floats_like(a, cond):
+                return _kept(a, cond)
+            if _is_plus_zero(a) and _floats_like(b, cond):  # where(out == 0, 0, g): every ReLU backward
+                return _kept(b, np.logical_not(cond))
         return _arr(np.where(cond, a, b))
 
     # -- reductions ----------------------------------------------------------------
@@ -228,22 +247,32 @@ class NumpyBackend(ArrayBackend):
         elif alpha == -1.0:
             np.subtract(x, y, out=x)
         elif type(y) is _ndarray and y.shape == x.shape and y.dtype == x.dtype:  # an optimizer's step
-            np.add(x, np.multiply(y, alpha, out=self._scratch(x)), out=x)
+            self._add_scaled(x, y, alpha)
         else:
             np.add(x, np.multiply(y, alpha, dtype=x.dtype), out=x)
 
-    def _scratch(self, like: Array) -> Array:
-        """A work array of ``like``'s shape and dtype, the same one each time (NumPy has no fused
-        ``x += alpha·y``: the product goes here, and an optimizer's step allocates nothing)."""
-        scratches: dict[tuple[Any, Any], Array] | None = getattr(self._work, "arrays", None)
-        if scratches is None:
-            scratches = self._work.arrays = {}
-        key = (like.shape, like.dtype)
-        buffer = scratches.get(key)
+    def _add_scaled(self, x: Array, y: Array, alpha: float) -> None:
+        """``x += alpha·y`` for two arrays of one shape and dtype, with no temporary of x's size.  NumPy has
+        no fused ``x += alpha·y`` (and a fused one would round once where ``alpha·y``, then ``+``, round
+        twice), so the product of each block of y goes to one small scratch array that stays in the cache,
+        and x and y are each read once."""
+        n = _BLOCK_BYTES // x.itemsize
+        if x.size > n and x.flags.c_contiguous and y.flags.c_contiguous and (y is x or not np.may_share_memory(x, y)):
+            xs, ys, scratch = x.reshape(-1), y.reshape(-1), self._scratch(x.dtype)  # (views: contiguous)
+            for start in range(0, xs.size, n):
+                block = xs[start:start + n]
+                np.add(block, np.multiply(ys[start:start + n], alpha, out=scratch[: block.size]), out=block)
+        else:  # small (a temporary costs less than the scratch), strided or overlapping: as NumPy computes it
+            np.add(x, np.multiply(y, alpha), out=x)
+
+    def _scratch(self, dtype: Any) -> Array:
+        """This thread's work array of ``dtype`` (:data:`_BLOCK_BYTES` long), the same one each time."""
+        blocks: dict[Any, Array] | None = getattr(self._work, "blocks", None)
+        if blocks is None:
+            blocks = self._work.blocks = {}
+        buffer = blocks.get(dtype)
         if buffer is None:
-            if len(scratches) >= _SCRATCHES:  # a model has few parameter shapes; anything else: start over
-                scratches.clear()
-            buffer = scratches[key] = np.empty(like.shape, like.dtype)
+            buffer = blocks[dtype] = np.empty(_BLOCK_BYTES // dtype.itemsize, dtype)
         return buffer
 
     def imul(self, x: Array, y: Array | float) -> None:

@@ -13,8 +13,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..autograd import anomaly, events, grad_mode
-from ..autograd.function import _encode
-from ..autograd.node import _creation_order, gradient_edge
+from ..autograd.engine import _creation_order, _encode, gradient_edge
 
 Method = Callable[..., Any]
 
@@ -42,8 +41,8 @@ def two_inputs(fn: Any, reference: Method) -> Method:
             ctx._next = (None, None)
             out = a._wrap(forward(ctx, a_data, b_data), dtype, None)
         else:
-            ctx._next = (a.grad_fn or a._accumulator or gradient_edge(a) if a_needs else None,
-                         b.grad_fn or b._accumulator or gradient_edge(b) if b_needs else None)
+            ctx._next = (a._accumulator or a.grad_fn or gradient_edge(a) if a_needs else None,
+                         b._accumulator or b.grad_fn or gradient_edge(b) if b_needs else None)
             raw = forward(ctx, a_data, b_data)
             ctx._seq = next(_creation_order)
             ctx._dtype = dtype
@@ -76,7 +75,7 @@ def one_input(fn: Any, reference: Method) -> Method:
             ctx._next = (None,)
             out = x._wrap(forward(ctx, data), dtype, None)
         else:
-            ctx._next = (x.grad_fn or x._accumulator or gradient_edge(x),)
+            ctx._next = (x._accumulator or x.grad_fn or gradient_edge(x),)
             raw = forward(ctx, data)
             ctx._seq = next(_creation_order)
             ctx._dtype = dtype

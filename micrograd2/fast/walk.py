@@ -1,45 +1,75 @@
 """The backward walk when nothing watches it: the reference walk's order and results, with fewer steps.
 
 ``micrograd2.autograd.engine.Walk`` is the algorithm as it reads; this is the same
-algorithm for a pass with no hooks, tracer, anomaly mode or ``autograd.grad``
-captures (``run_backward`` decides, and only then uses an engine's
-``_unwatched_walk``).  What it leaves out is only what nobody watches: no visit
-function per node, no events, and a node that becomes ready while no other is
-waiting is visited next without a trip through the heap (a chain's case: the
-heap would give it next anyway).  Gradients are added with ``+`` (the scalar
-engine's ``_add_gradients``), rounded with the engine's ``_round_gradient``.
+algorithm for a pass with no hooks, tracer, anomaly mode, custom Function or
+``autograd.grad`` captures (``run_backward`` decides, and only then uses an
+engine's ``_unwatched_walk``).  What it leaves out is only what nobody watches:
+
+* no visit function per node, and no events;
+* one dictionary look-up per edge: a node's entry is its dependency count until
+  the first edge delivers, then ``[edges still to deliver, gradient so far]``
+  (a node that one edge reaches never needs the second form: nothing to add up);
+* a node that becomes ready while no other is waiting is visited next without a
+  trip through the heap (a chain's case: the heap would give it next anyway).
+
+Gradients are added with ``+`` (the scalar engine's ``_add_gradients``), rounded
+with the engine's ``_round_gradient``.
 """
 from __future__ import annotations
 
 import heapq
 from typing import Any
 
-from ..autograd.engine import accumulate_into, checked, count_dependencies
-from ..autograd.node import FREED, AccumulateGrad, Node
+from ..autograd.engine import FREED, AccumulateGrad, Node, accumulate_into, checked
 from ..dtypes import FLOAT64
+
+
+def dependencies(roots: list[Node]) -> dict[Node, int]:
+    """The core's ``count_dependencies(roots)`` (how many edges lead into each node), one look-up per edge."""
+    deps = dict.fromkeys(roots, 0)
+    stack = list(deps)
+    get = deps.get
+    while stack:
+        for nxt in stack.pop()._next:
+            if nxt is not None:
+                count = get(nxt)
+                if count is None:
+                    deps[nxt] = 1
+                    stack.append(nxt)
+                else:
+                    deps[nxt] = count + 1
+    return deps
+
+
+def pending(starts: list[tuple[Node, Any]], round_gradient: Any) -> tuple[dict[Node, Any], list[Any]]:
+    """For each node reachable from the roots, how many edges lead into it, or, for a root, ``[that count,
+    its seed]`` (each seed rounded to the node's dtype, added up per node); and the heap of ready roots."""
+    entries: dict[Node, Any] = dependencies([node for node, _ in starts])
+    seeds: dict[Node, Any] = {}
+    for node, g in starts:
+        if node._dtype != FLOAT64:
+            g = round_gradient(g, node._dtype)
+        if node in seeds:
+            g = seeds[node] + g
+            if node._dtype != FLOAT64:
+                g = round_gradient(g, node._dtype)
+        seeds[node] = g
+    for node, g in seeds.items():
+        entries[node] = [entries[node], g]
+    ready = [(-node._seq, node) for node in seeds if entries[node][0] == 0]  # (roots no edge reaches)
+    heapq.heapify(ready)
+    return entries, ready
 
 
 def walk(engine: Any, starts: list[tuple[Node, Any]], retain_graph: bool, captures: Any,
          pass_no: int) -> dict[Node, Any]:
     """Run one unwatched backward pass (``captures`` is always None here)."""
     round_gradient = engine._round_gradient
-    deps = count_dependencies([node for node, _ in starts])
-    buffer: dict[Node, Any] = {}
-    node: Any
-    grads: tuple[Any, ...]
-    for node, g in starts:
-        if node._dtype != FLOAT64:
-            g = round_gradient(g, node._dtype)
-        if node in buffer:
-            g = buffer[node] + g
-            if node._dtype != FLOAT64:
-                g = round_gradient(g, node._dtype)
-        buffer[node] = g
-    ready = [(-node._seq, node) for node in buffer if deps[node] == 0]
-    heapq.heapify(ready)
+    entries, ready = pending(starts, round_gradient)
     pop, push = heapq.heappop, heapq.heappush
-    node = pop(ready)[1] if ready else None
-    grad = buffer.pop(node, None)
+    node: Any = pop(ready)[1] if ready else None
+    grad = None if node is None else entries[node][1]
+    grads: tuple[Any, ...]
     while node is not None:
         edges = node._next
         if type(node) is AccumulateGrad:  # a root that is a leaf
@@ -50,48 +80,47 @@ def walk(engine: Any, starts: list[tuple[Node, Any]], retain_graph: bool, captur
             grads = (None,) * len(edges)
         else:
             grads = node._fn.backward(node, grad)
-            if type(grads) is not tuple or len(grads) != len(edges):
-                grads = checked(node, grads)
+            grads = grads if type(grads) is tuple else (grads,)
+            if len(grads) != len(edges):
+                checked(node, grads)  # raises the core's error
         if not retain_graph and node._saved:
             node._saved = FREED
-        only = only_grad = None
+        only = only_grad = None  # the one node made ready by this visit, while the heap is empty
         for nxt, g in zip(edges, grads):
             if nxt is None:
                 continue
             if g is not None and nxt._dtype != FLOAT64:
                 g = round_gradient(g, nxt._dtype)
-            if buffer and nxt in buffer:
-                earlier = buffer.pop(nxt)
+            entry = entries[nxt]
+            if type(entry) is int:  # the first edge to deliver into nxt
+                if entry != 1:  # (others will follow: keep the gradient until they have)
+                    entries[nxt] = [entry - 1, g]
+                    continue
+            else:  # add this gradient to the earlier ones
                 if g is None:
-                    g = earlier
-                else:
-                    g = earlier + g
+                    g = entry[1]
+                elif entry[1] is not None:
+                    g = entry[1] + g
                     if nxt._dtype != FLOAT64:
                         g = round_gradient(g, nxt._dtype)
-            left = deps[nxt] - 1
-            if left:
-                deps[nxt] = left
-                if g is not None:
-                    buffer[nxt] = g
-            elif type(nxt) is AccumulateGrad:
+                entry[0] -= 1
+                if entry[0]:
+                    entry[1] = g
+                    continue
+            if type(nxt) is AccumulateGrad:
                 if g is not None and nxt.variable is not None:
                     accumulate_into(nxt.variable, g, nxt)
             elif only is None and not ready:
                 only, only_grad = nxt, g
-            else:
+            else:  # onto the heap, and the node held back as ``only`` too
                 if only is not None:
-                    if only_grad is not None:
-                        buffer[only] = only_grad
+                    entries[only] = [0, only_grad]
                     push(ready, (-only._seq, only))
                     only = None
-                if g is not None:
-                    buffer[nxt] = g
+                entries[nxt] = [0, g]
                 push(ready, (-nxt._seq, nxt))
-        if only is not None:
-            node, grad = only, only_grad
-        elif ready:
-            node = pop(ready)[1]
-            grad = buffer.pop(node, None)
-        else:
-            node = None
+        if only is None and ready:
+            only = pop(ready)[1]
+            only_grad, entries[only][1] = entries[only][1], None
+        node, grad = only, only_grad
     return {}

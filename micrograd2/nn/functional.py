@@ -18,6 +18,7 @@ from typing import Any, Callable, Sequence, TypeVar
 
 from ..amp import autocast_float32, refuse_under_autocast
 from ..autograd import grad_mode
+from ..dtypes import round_to
 from ..scalar import Value, sum
 
 __all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy", "hinge_loss",
@@ -97,8 +98,7 @@ def binary_cross_entropy(prob: Any, target: Any) -> Any:
     if tensor_fn is not None:
         return tensor_fn(prob, target)
     ps, ts = _pairs(prob, target, "binary_cross_entropy")
-    terms = (-(t * _clamped_log(p) + (1 - t) * _clamped_log(1 - p)) for p, t in zip(ps, ts))
-    return sum(terms) / len(ps)
+    return sum(_bce_term(p, t) for p, t in zip(ps, ts)) / len(ps)
 
 
 UNSAFE_BCE_WHAT_TO_DO = (
@@ -111,6 +111,27 @@ def _clamped_log(p: Any) -> Any:
     """max(log p, −100): past the clamp the term is a constant (no gradient)."""
     out = p.log() if isinstance(p, Value) else Value(p).log()
     return out if out.data >= -100.0 else Value(-100.0, dtype=out.dtype)
+
+
+def _bce_term(p: Any, t: Any) -> Any:
+    """−[t·log p + (1 − t)·log(1 − p)], each log clamped at −100.
+
+    PyTorch's gradient is (p − t) / max((1 − p)·p, ε), ε = 1e−12 (as a float32): the same as the logs'
+    −t/p + (1 − t)/(1 − p) except within ε of p = 0 or 1, where the guard holds (at p = 0 the logs'
+    gradient would be 0 past the clamp, or ±inf).  There the logs are taken as constants and
+    (p − p.detach())·c, which is 0, carries the gradient c = (p − t)/ε.
+    """
+    p = p if isinstance(p, Value) else Value(p)
+    pd = p.data
+    if not (1.0 - pd) * pd < BCE_EPSILON:  # (nan included)
+        return -(t * _clamped_log(p) + (1 - t) * _clamped_log(1 - p))
+    log_p, log_q = (Value(_clamped_log(q).data, dtype=p.dtype) for q in (p, 1 - p))
+    dtype = p.dtype
+    c = round_to(round_to(pd - float(t), dtype) / BCE_EPSILON, dtype)  # in p's dtype, as PyTorch
+    return -(t * log_p + (1 - t) * log_q) + (p - p.detach()) * c
+
+
+BCE_EPSILON = 9.999999960041972e-13  # PyTorch's EPSILON, 1e-12 rounded to float32 (its type there)
 
 
 @_either_engine

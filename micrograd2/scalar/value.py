@@ -94,6 +94,10 @@ class Value(Variable):
     def _assign(self, data: Any) -> None:
         self.data = dtypes.round_to(float(data), self.dtype)
 
+    @classmethod
+    def _zeros_like(cls, data: Any) -> Any:
+        return 0.0
+
     # -- reading ----------------------------------------------------------------------------------
     def item(self) -> float:
         """The number, as a Python float."""
@@ -244,6 +248,7 @@ class Value(Variable):
         """Make this Value a leaf outside the graph, in place (``requires_grad=False``); returns it."""
         self.grad_fn = None
         self._requires_grad = False
+        self._accumulator = None
         return self
 
     def detach(self) -> Value:
@@ -346,4 +351,4 @@ if fast.ENABLED:
     for _name, _method in _fast.scalar_methods(Value, ops).items():
         setattr(Value, _name, _method)
     Value._unwatched_walk = staticmethod(_unwatched_walk)
-    dot = _fast.dot(ops.Dot, dot, Value)  # type: ignore[assignment]
+    dot = _fast.dot(ops.Dot, dot, Value, ops._exact_sum)  # type: ignore[assignment]

@@ -26,6 +26,7 @@ from .compute import (
     neg,
     nonnegative,
     power,
+    promoted,
     recorder,
     shape_of,
     sub,
@@ -260,17 +261,18 @@ class Zero(TensorFunction):
 
 
 # -- the operators -------------------------------------------------------------------------------
-def same_kind(x: Tensor, other: Any) -> Tensor:
-    """``x`` as a Tensor ops may take next to ``other``: an integer Tensor meeting a float is float32, a bool
-    Tensor meeting an integer int64 (PyTorch's categories: a number of a higher one takes part)."""
-    if x.dtype == "bool" and type(other) is int:
-        return x.to("int64")
-    return x._float_for(other)
+def same_kind(x: Tensor, other: Any) -> tuple[Any, Any]:
+    """``x`` and ``other`` as the op takes them, for PyTorch's result dtype (``compute.promoted``): an integer
+    Tensor meeting a float is float32, a bool Tensor meeting an integer int64, and a 0-d Tensor widens
+    a Tensor with dims only if it is of a higher category (bool < integer < float)."""
+    if x.dtype in FLOATS and (type(other) is float or type(other) is int or getattr(other, "dtype", None) is x.dtype):
+        return x, other  # (the usual case: a float Tensor and a number, or a Tensor of its dtype)
+    return promoted(x, other)
 
 
-def to_float(x: Tensor, other: Any) -> Tensor:
-    """``x`` as a float Tensor (division and powers of integers give floats)."""
-    return x._as_float()
+def to_float(x: Tensor, other: Any) -> tuple[Any, Any]:
+    """As ``same_kind``, the result a float (division of integers gives floats)."""
+    return promoted(x, other, floats=True)
 
 
 def operator(fn: type[TensorFunction], convert: Callable[[Any, Any], Any] = same_kind) -> Operator:
@@ -278,10 +280,10 @@ def operator(fn: type[TensorFunction], convert: Callable[[Any, Any], Any] = same
     apply = recorder(fn, 2)
 
     def forward_operator(x: Tensor, other: Any) -> Any:
-        if type(other) is type(x) and other._backend is x._backend and x.dtype in FLOATS:  # the common case
-            return apply(x, other)
+        if type(other) is type(x) and other._backend is x._backend and x.dtype in FLOATS and other.dtype is x.dtype:
+            return apply(x, other)  # the common case
         o = x._operand(other)
-        return NotImplemented if o is NotImplemented else fn.apply(convert(x, o), o)
+        return NotImplemented if o is NotImplemented else fn.apply(*convert(x, o))
 
     forward_operator.__qualname__ = f"operator({fn.__name__})"
     return forward_operator
@@ -292,7 +294,10 @@ def reflected(fn: type[TensorFunction], convert: Callable[[Any, Any], Any] = sam
 
     def reflected_operator(x: Tensor, other: Any) -> Any:
         o = x._operand(other)
-        return NotImplemented if o is NotImplemented else fn.apply(o, convert(x, o))
+        if o is NotImplemented:
+            return NotImplemented
+        a, b = convert(x, o)
+        return fn.apply(b, a)
 
     reflected_operator.__qualname__ = f"reflected({fn.__name__})"
     return reflected_operator
@@ -325,7 +330,7 @@ def pow_operator(x: Tensor, other: Any) -> Any:
     if o is NotImplemented:
         return NotImplemented
     if is_tensor(other) or shape_of(data_of(o)) is not None:
-        return PowTensor.apply(x._as_float(), o)
+        return PowTensor.apply(*promoted(x, o, floats=True))
     return Pow.apply(x._float_for(o), exponent=o)
 
 
@@ -380,8 +385,8 @@ def in_place(x: Tensor, fn: type[TensorFunction], other: Any, fast: str | None, 
     if fast is not None and not grad_mode.is_grad_enabled() and x.dtype in ("float32", "float64"):
         od = data_of(o)
         be = x._backend
-        target = be.shape(x.data)
-        if broadcast_shape(target, shape_of(od) or ()) == target:
+        target, source = be.shape(x.data), shape_of(od) or ()
+        if source == target or broadcast_shape(target, source) == target:
             if fast == "mul":
                 be.imul(x.data, od)
             else:

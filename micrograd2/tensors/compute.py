@@ -18,9 +18,10 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from .. import fast
-from ..autograd import Function, Variable
+from ..autograd import Function, Variable, gradient_edge
 from ..backends import array_types
 from ..backends.base import ArrayBackend
+from .storage import FLOATS, INTEGERS, promote, storage_dtype
 
 _array_types = array_types()  # array class -> backend (live)
 
@@ -221,6 +222,95 @@ def normalize_dims(dim: Any, ndim: int) -> tuple[int, ...]:
 def kept_shape(in_shape: tuple[int, ...], dims: tuple[int, ...]) -> tuple[int, ...]:
     """``in_shape`` with each reduced dim set to 1 (the ``keepdim=True`` shape)."""
     return tuple(1 if i in dims else n for i, n in enumerate(in_shape))
+
+
+# -- PyTorch's type promotion: categories and operand classes ------------------------------------
+def _operand_class(x: Any) -> tuple[int, str] | None:
+    """(class, dtype) of an op operand, PyTorch's three classes: 0 a Tensor (or array) with dims, 1 a 0-d
+    one, 2 a Python number (a float counts as the default float32, an int as int64)."""
+    if isinstance(x, Variable):
+        return (0 if x.shape else 1), x.dtype  # type: ignore[attr-defined]
+    be = _array_types.get(type(x))
+    if be is not None:
+        return (0 if be.shape(x) else 1), be.dtype(x)
+    if isinstance(x, bool):
+        return 2, "bool"
+    if isinstance(x, int):
+        return 2, "int64"
+    if isinstance(x, float):
+        return 2, "float32"
+    return None
+
+
+def _category(dtype: str) -> int:
+    return 0 if dtype == "bool" else 1 if dtype in INTEGERS else 2
+
+
+def _combine(higher: str | None, lower: str | None) -> str | None:
+    """PyTorch's ``combine_categories``: a lower class takes part only when its category is higher."""
+    if higher is None or lower is None:
+        return higher or lower
+    if _category(higher) == 2:
+        return higher
+    if higher == "bool" or _category(lower) == 2:
+        return promote(higher, lower)
+    return higher
+
+
+def result_type(*operands: Any) -> str | None:
+    """PyTorch's ``result_type``: the dtypes of each class promoted among themselves, then a 0-d Tensor or
+    a number widens the result only if it is of a higher category (bool < integer < float): float32 [n]
+    + a 0-d float64 Tensor is float32, int64 [n] + a 0-d float64 Tensor is float64."""
+    by_class: list[str | None] = [None, None, None]
+    for x in operands:
+        found = _operand_class(x)
+        if found is not None:
+            k, dtype = found
+            by_class[k] = dtype if by_class[k] is None else promote(by_class[k], dtype)  # type: ignore[arg-type]
+    return _combine(by_class[0], _combine(by_class[1], by_class[2]))
+
+
+def promoted(x: Any, other: Any, floats: bool = False) -> tuple[Any, Any]:
+    """``x`` and ``other`` (a Tensor and a Tensor, number or array) ready for a binary op whose result has
+    PyTorch's dtype (``result_type``; a float one when ``floats``, as true division's): an integer or bool
+    Tensor is converted to it (no graph: it needs no gradient); a 0-d float Tensor of another float dtype
+    is taken in that dtype, its gradient still going to it (``cast_operand``)."""
+    a, b = promoted_all(x, other, floats=floats)
+    return a, b
+
+
+def promoted_all(*operands: Any, floats: bool = False) -> tuple[Any, ...]:
+    """``promoted`` for any number of operands (``clamp(x, lo, hi)``'s three)."""
+    dtype = result_type(*operands)
+    if dtype is None:
+        return operands
+    if floats and dtype in INTEGERS:
+        dtype = "float32"
+    return tuple(_operand_as(v, dtype) for v in operands)
+
+
+def _operand_as(v: Any, dtype: str) -> Any:
+    if not isinstance(v, Variable) or v.dtype == dtype:
+        return v
+    if v.dtype in INTEGERS:
+        return v.to(dtype)  # type: ignore[attr-defined]
+    if not v.shape and dtype in FLOATS:  # type: ignore[attr-defined]
+        return cast_operand(v, dtype)
+    return v  # a float Tensor with dims: the other operand is narrower, and the op widens it
+
+
+def cast_operand(t: Any, dtype: str) -> Any:
+    """``t``'s numbers in ``dtype`` as an op's input, with no node of its own: the op's gradient for it goes
+    to ``t``'s own (its ``grad_fn``, or its ``AccumulateGrad``), as PyTorch casts a 0-d operand inside the
+    op and its engine casts the gradient back."""
+    be = t._backend
+    alias = t._wrap(be.astype(t.data, storage_dtype(dtype)), dtype, t.grad_fn)
+    if t._requires_grad:
+        if t.grad_fn is None:
+            gradient_edge(t)  # make t's AccumulateGrad now, so that the alias leads to it
+        alias._requires_grad, alias._accumulator = True, t._accumulator
+    alias.label = t.label
+    return alias
 
 
 # -- the base class: built-in nodes with a few plain attributes ---------------------------------

@@ -9,6 +9,7 @@ mean as a 0-d Tensor.
 """
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from ..autograd import grad_mode
@@ -153,8 +154,10 @@ def _class_indices(targets: Any, ref: Tensor, ignore_index: int = -100) -> Any:
 
 
 def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
-    """x @ weightᵀ + bias, as ``torch.nn.functional.linear``: on a batch one ``AddmmBackward0`` node
-    (the weight through ``TBackward0``); on one sample a matrix-vector product.
+    """x @ weightᵀ + bias, as ``torch.nn.functional.linear`` builds it: on a batch one ``AddmmBackward0``
+    node (the weight through ``TBackward0``); a contiguous input of any other number of dims is reshaped
+    to rows, goes through the same ``Addmm`` and is viewed back (``ViewBackward0``); otherwise
+    ``x @ weightᵀ`` with the bias added in place (``AddBackward0``).  No bias: ``x @ weightᵀ``.
 
     Under autocast the weight is cast before it is transposed, so the graph reads as PyTorch's
     (``AddmmBackward0`` → ``TBackward0`` → ``ToCopyBackward0`` → ``AccumulateGrad``).
@@ -167,4 +170,7 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         return x @ wt
     if x.ndim == 2:
         return Addmm.apply(bias, x, wt)
-    return x @ wt + bias
+    if x.ndim and x.is_contiguous() and bias.ndim == 1:  # PyTorch's _flatten_nd_linear
+        rows = x.reshape(math.prod(x.shape[:-1]), x.shape[-1])
+        return Addmm.apply(bias, rows, wt).view(*x.shape[:-1], wt.shape[-1])  # type: ignore[no-any-return]
+    return (x @ wt).add_(bias)

@@ -1,4 +1,5 @@
-r"""Indexing: ``x[i]``, ``x[a:b]``, ``x[None]``, index arrays and masks, and ``x[index] = value``.
+r"""Indexing: ``x[i]``, ``x[a:b]``, ``x[None]``, index arrays and masks, ``x[index] = value``, and
+``x.unbind(dim)`` / ``for row in x`` (one ``UnbindBackward0`` whose output k is slice k).
 
 Basic indexing (ints, slices, ``None``, ``...``) makes a view of ``x``; PyTorch names
 its node after the last step (``SelectBackward0``, ``SliceBackward0``,
@@ -13,9 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..autograd import grad_mode
 from ..backends import array_types
 from ..backends.base import is_basic_index
-from .compute import TensorFunction, backend, is_tensor, mask_mul, renamed, shape_of, sum_to
+from .compute import TensorFunction, backend, is_tensor, mask_mul, normalize_dims, renamed, shape_of, sum_to
 from .storage import FLOATS, INTEGERS, cross_device, storage_dtype
 
 if TYPE_CHECKING:
@@ -75,6 +77,71 @@ class IndexPut(TensorFunction):
     @staticmethod
     def backward(ctx, grad):
         return grad[ctx.index] if is_tensor(grad) else backend(grad).getitem(grad, ctx.index)
+
+
+class Unbind(TensorFunction):
+    """``x.unbind(dim)`` (and ``for row in x``): the slices of ``x`` along ``dim`` as one op with one
+    differentiable output per slice, as PyTorch's ``UnbindBackward0`` (slice k is output k, the edge
+    ``(node, k)``).  Backward stacks the slices' gradients back along ``dim``, zeros for one that got none."""
+
+    node_name = "UnbindBackward0"
+    differentiable_outputs = True
+
+    @staticmethod
+    def forward(ctx, x, dim):
+        ctx.dim = dim
+        be = backend(x)
+        return tuple(be.getitem(x, (slice(None),) * dim + (k,)) for k in range(be.shape(x)[dim]))
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return Stack.apply(*grads, dim=ctx.dim) if is_tensor(*grads) else stack(grads, ctx.dim)
+
+
+class Stack(TensorFunction):
+    """Arrays of one shape stacked along a new axis ``dim``: unbind's backward, recorded (create_graph)."""
+
+    node_name = "StackBackward0"
+    ctx_slots = ("dim",)
+
+    @staticmethod
+    def forward(ctx, *slices, dim):  # type: ignore[override]  # (dim: keyword-only)
+        ctx.dim = dim
+        return stack(slices, dim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        if is_tensor(grad):
+            return grad.unbind(ctx.dim)
+        be = backend(grad)
+        return tuple(be.getitem(grad, (slice(None),) * ctx.dim + (k,)) for k in range(be.shape(grad)[ctx.dim]))
+
+
+def stack(slices: Any, dim: int) -> Any:
+    """The arrays ``slices`` (of one shape) stacked along a new axis ``dim``: zeros, each slice written in."""
+    be = backend(*slices)
+    first = next(a for a in slices if type(a) in _array_types)
+    shape, dtype = be.shape(first), be.dtype(first)
+    out_shape = shape[:dim] + (len(slices),) + shape[dim:]
+    out = be.full(out_shape, 0.0, dtype)
+    for k, a in enumerate(slices):
+        where = (slice(None),) * dim + (slice(k, k + 1),)
+        window = be.getitem(out, where)
+        if be.shares_memory(window, out):  # NumPy: a view of out, written into
+            be.assign(window, be.reshape(a, shape[:dim] + (1,) + shape[dim:]))
+        else:  # a backend whose indexing copies (CUDA): added as a scatter
+            out = be.binary("add", out, be.scatter_add(out_shape, (slice(None),) * dim + (k,), a, dtype))
+    return out
+
+
+Unbound = renamed(Index, "Unbound", "SelectBackward0")  # an output of a recorded unbind, as a view (views.py)
+
+SEVERAL_VIEWS = (
+    "Output {k} of {op} is a view and is being modified inplace. This view is the output of a function that "
+    "returns multiple views. Such functions do not allow the output views to be modified inplace. You should "
+    "replace the inplace operation by an out-of-place one.\n"
+    "What to do: make a new Tensor (row = row * 2), or change the Tensor it came from before unbinding it."
+)
 
 
 class SetItem(TensorFunction):
@@ -181,6 +248,9 @@ def setitem(x: Tensor, index: Any, value: Any) -> None:
     elif type(value) not in _array_types:
         kind = storage_dtype(x.dtype) if x.dtype in FLOATS else x.dtype
         value = type(x)(value, dtype=kind, device=x.device).data
+    if x._base is not None and grad_mode.is_grad_enabled():  # PyTorch writes through x[index]: named after it
+        steps = _basic_steps(index, x.ndim) if is_basic_index(index) else []
+        refuse_several_views_in_place(x, steps[-1][0] if steps else None)
     x._check_view_in_place()
     x._in_place(SetItem, value, index)
 
@@ -216,3 +286,37 @@ def _index_function(index: Any) -> Any:
     if isinstance(last, slice):
         return Slice
     return Select
+
+
+def unbind(x: Tensor, dim: int, record_view: Any, iterating: bool = False) -> tuple[Tensor, ...]:
+    """``x.unbind(dim)``: the slices along ``dim`` (one ``Unbind`` op), each a view of ``x``
+    (``record_view``: views.py's ``record``); ``iterating``: for ``iter(x)``, PyTorch's error on a 0-d Tensor."""
+    if iterating and not x.shape:
+        raise TypeError("iteration over a 0-d tensor\nWhat to do: a 0-d Tensor holds one number: use t.item().")
+    if not x.shape:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions\n"
+                         "What to do: a 0-d Tensor has no slices; use t.item() for its number.")
+    (d,) = normalize_dims(dim, x.ndim)
+    if x.shape[d] == 0:
+        return ()
+    slices = Unbind.apply(x, dim=d)
+    for k, part in enumerate(slices):
+        view = Unbound if part.grad_fn is not None else Select  # Unbound: in place refused (below)
+        record_view(part, x, view, {"index": (slice(None),) * d + (k,)})
+    return slices
+
+
+def refuse_several_views_in_place(t: Tensor, through: Any = None) -> None:
+    """In grad mode, an in-place op on an output of a recorded unbind, or a view of one, is refused, as PyTorch
+    (the op that made the views would have to be recorded again for all of them).  PyTorch's message names the
+    view written to: ``t`` (its last step), or the view of ``t`` made by ``through`` (``t[0] = …``: Select)."""
+    link, last = t._view_steps, t._view_steps
+    while link is not None:
+        if link[0] is Unbound:
+            fn, attributes, _ = last
+            if through is not None:
+                k, op = 0, through.node_name
+            else:
+                k, op = (attributes["index"][-1], "Unbind") if fn is Unbound else (0, fn.node_name)
+            raise RuntimeError(SEVERAL_VIEWS.format(k=k, op=op.removesuffix("Backward0")))
+        link = link[2]

@@ -1,15 +1,32 @@
-r"""Matrix products: ``a @ b`` (``MmBackward0``, ``MvBackward0``, ``DotBackward0``) and ``Linear``'s ``Addmm``.
+r"""Matrix products: ``a @ b`` (``MmBackward0``, ``MvBackward0``, ``DotBackward0``, ``BmmBackward0``) and ``Addmm``.
 
-The ``Function``\ s first, then ``matmul``, which picks PyTorch's node from the
-operands' dimensions, and the ``@`` operators ``Tensor`` is given.
+The ``Function``\ s first, then ``matmul``, which builds PyTorch's graph from the
+operands' dimensions (and, for batches, from their memory layout, as PyTorch's
+``_matmul_impl``: a batch folded into one matrix product when that needs no copy,
+else broadcast, ``expand``\ ed and multiplied by ``bmm``), and the ``@`` operators
+``Tensor`` is given.
 """
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
-from .compute import TensorFunction, backend, is_tensor, matrix_product, mul, reshape, shape_of, sum_to, t
-from .shapes import SqueezeDims, Unsqueeze
+from .compute import (
+    TensorFunction,
+    backend,
+    broadcast_shape,
+    is_tensor,
+    matrix_product,
+    mul,
+    reshape,
+    shape_of,
+    shapes_differ,
+    sum_to,
+    t,
+)
+from .shapes import SqueezeDims, UnsafeView, Unsqueeze
 from .storage import cross_device
+from .strides import strides_of
 
 if TYPE_CHECKING:
     from .tensor import Tensor
@@ -133,10 +150,60 @@ class Dot(TensorFunction):
         return (None if v is None else mul(grad, v)), (None if u is None else mul(grad, u))
 
 
+class Bmm(TensorFunction):
+    """A @ B for two stacks of matrices, (b, n, m) @ (b, m, p): one product per batch index.
+    ∂/∂A = G Bᵀ, ∂/∂B = Aᵀ G, batch by batch (Bᵀ swaps each matrix's two axes)."""
+
+    node_name = "BmmBackward0"
+    autocast = "lowp"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        need_a, need_b = ctx.needs_input_grad
+        ctx.save_for_backward(a if need_b else None, b if need_a else None)
+        return stacked_product(a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        return (None if b is None else _bmm(grad, _each_t(b))), (None if a is None else _bmm(_each_t(a), grad))
+
+
+SMALL_BMM = 400  # PyTorch's bmm sums term by term below this many multiply-adds per matrix (m·n·p)
+
+
+def stacked_product(a: Any, b: Any) -> Any:
+    """(b, n, m) @ (b, m, p) on arrays with PyTorch's rounding: below ``SMALL_BMM`` multiply-adds per
+    product, its loop (acc = 0, then acc += a[:, :, k]·b[:, k, :] for k in order, each step rounded);
+    above, one matrix product per batch index, as the backend's ``matmul`` computes it."""
+    be = backend(a, b)
+    (count, n, m), p = be.shape(a), be.shape(b)[2]
+    if m * n * p >= SMALL_BMM or be.dtype(a) not in ("float32", "float64") or be.dtype(b) != be.dtype(a):
+        return be.matmul(a, b)
+    if m == 0:
+        return be.full((count, n, p), 0.0, be.dtype(a))
+    every = slice(None)
+    acc: Any = 0.0
+    for k in range(m):
+        term = be.binary("mul", be.getitem(a, (every, every, slice(k, k + 1))), be.getitem(b, (every, slice(k, k + 1))))
+        acc = be.binary("add", acc, term)
+    return acc
+
+
+def _bmm(a: Any, b: Any) -> Any:
+    return Bmm.apply(a, b) if is_tensor(a, b) else stacked_product(a, b)
+
+
+def _each_t(x: Any) -> Any:
+    """Each matrix of a stack transposed (PyTorch's ``transpose(1, 2)``)."""
+    return x.transpose(1, 2) if is_tensor(x) else backend(x).transpose(x, (0, 2, 1))
+
+
 # -- the methods ---------------------------------------------------------------------------------------
 def matmul(a: Tensor, b: Tensor) -> Tensor:
     """``a @ b`` with PyTorch's nodes: ``MmBackward0`` (2-D @ 2-D), ``MvBackward0`` (2-D @ 1-D),
-    ``DotBackward0`` (1-D @ 1-D), and 1-D @ 2-D as unsqueeze → mm → squeeze."""
+    ``DotBackward0`` (1-D @ 1-D), 1-D @ 2-D as unsqueeze → mm → squeeze, and batches (an operand of 3
+    or more dims) as PyTorch's ``_matmul_impl`` does them (``batched``)."""
     if a._backend is not b._backend:
         cross_device(a, b) if b.ndim else cross_device(b, a)
     na, nb = a.ndim, b.ndim
@@ -146,23 +213,99 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
             "What to do: use * to multiply by a scalar."
         )
     if na > 2 or nb > 2:
-        raise RuntimeError(
-            f"matmul here takes 1-D and 2-D operands, got {na}D and {nb}D\n"
-            "What to do: reshape to 2-D (x.reshape(-1, x.shape[-1])) and back."
-        )
+        return batched(a, b)
     inner_a, inner_b = a.shape[-1], b.shape[0]
     if inner_a != inner_b:
-        what = "size mismatch" if na == nb == 1 else "mat1 and mat2 shapes cannot be multiplied"
-        raise RuntimeError(
-            f"{what} ({'x'.join(map(str, a.shape))} and {'x'.join(map(str, b.shape))})\n"
-            "What to do: the last size of the left operand must equal the first size of the right one."
-        )
+        raise RuntimeError(_mismatch(a.shape, b.shape) + "\nWhat to do: the last size of the left operand "
+                           "must equal the first size of the right one (transpose one with .T or .mT).")
     if na == 2:
         return (Mm if nb == 2 else Mv).apply(a, b)
     if nb == 1:
         return Dot.apply(a, b)
     row = a._view(Unsqueeze, shape=(1, inner_a))
     return Mm.apply(row, b)._view(SqueezeDims, shape=(b.shape[1],))
+
+
+def _mismatch(sa: tuple[int, ...], sb: tuple[int, ...]) -> str:
+    """PyTorch's words for two operands whose inner sizes differ (``mm``'s, ``mv``'s, ``dot``'s)."""
+    if len(sa) == len(sb) == 1:
+        return (f"inconsistent tensor size, expected tensor [{sa[0]}] and src [{sb[0]}] to have the same number "
+                f"of elements, but got {sa[0]} and {sb[0]} elements respectively")
+    if len(sb) == 1:
+        return f"size mismatch, got input ({sa[0]}), mat ({sa[0]}x{sa[1]}), vec ({sb[0]})"
+    rows = sa if len(sa) == 2 else (1, sa[0])
+    return f"mat1 and mat2 shapes cannot be multiplied ({rows[0]}x{rows[1]} and {sb[0]}x{sb[1]})"
+
+
+def batched(a: Tensor, b: Tensor) -> Tensor:
+    """``a @ b`` when an operand has 3 or more dims, as PyTorch's ``_matmul_impl``: folded into one
+    ``mm``/``mv`` when the batch of the larger operand can be read as rows (``_should_fold``), else
+    the batch dims broadcast, both operands expanded and reshaped to stacks, and one ``bmm``."""
+    if _should_fold(a, b):
+        return _folded(a, b)
+    na, nb = a.ndim, b.ndim
+    n, m1 = (a.shape[-2] if na > 1 else 1), a.shape[-1]
+    m2, p = (b.shape[-2] if nb > 1 else b.shape[0]), (b.shape[-1] if nb > 1 else 1)
+    batch_a, batch_b = a.shape[:max(na - 2, 0)], b.shape[:max(nb - 2, 0)]
+    if na == 3 and nb == 3 and batch_a[0] != batch_b[0]:  # a batch of one that needs a gradient: squeezed
+        if batch_a[0] == 1 and a.requires_grad:
+            return matmul(a.squeeze(0), b)
+        if batch_b[0] == 1 and b.requires_grad:
+            return matmul(a, b.squeeze(0))
+    batch = broadcast_shape(batch_a, batch_b)
+    if batch is None:
+        raise shapes_differ(batch_a, batch_b)
+    count = math.prod(batch)
+    stack_a = a.expand(*batch, n, m1).reshape(count, n, m1)
+    if nb == 1:
+        stack_b = b.expand(*batch, m2).reshape(count, m2).unsqueeze(2)
+    else:
+        stack_b = b.expand(*batch, m2, p).reshape(count, m2, p)
+    if m1 != m2:
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: [{count}, {m1}] but got: "
+            f"[{count}, {m2}].\nWhat to do: the last size of the left operand must equal the next-to-last "
+            "size of the right one."
+        )
+    out = Bmm.apply(stack_a, stack_b)
+    if nb == 1:
+        out = out.squeeze(-1)
+    shape = batch + ((n,) if na > 1 else ()) + ((p,) if nb > 1 else ())
+    return UnsafeView.apply(out, shape=shape)  # type: ignore[no-any-return]
+
+
+def _should_fold(a: Tensor, b: Tensor) -> bool:
+    """PyTorch's ``should_fold``: one operand has 3+ dims and the other 1 or 2, and either the smaller one
+    needs a gradient (folding keeps its gradient a matrix), or the larger one's batch reads as rows with
+    no copy (each batch stride is the next one's times its size)."""
+    a_larger = a.ndim >= b.ndim
+    larger, smaller = (a, b) if a_larger else (b, a)
+    if not (larger.ndim >= 3 and smaller.ndim <= 2):
+        return False
+    if smaller.requires_grad:
+        return True
+    if a.ndim == 2:
+        return False
+    shape, steps = larger.shape, strides_of(larger)
+    if not a_larger:  # PyTorch looks at b.mT: its last two axes swapped
+        shape, steps = shape[:-2] + shape[-2:][::-1], steps[:-2] + steps[-2:][::-1]
+    if not math.prod(shape):
+        return True
+    return all(steps[i] == steps[i + 1] * shape[i + 1] for i in range(len(shape) - 2))
+
+
+def _folded(a: Tensor, b: Tensor) -> Tensor:
+    """The batch folded into rows: ``(…, n, m) @ (m, p)`` as one ``(… · n, m) @ (m, p)`` (the other way
+    round, ``bᵀ @ aᵀ``, when the larger operand is on the right), reshaped back."""
+    transpose = b.ndim > a.ndim
+    t1 = b.mT if transpose else a
+    t2 = (a.t() if a.ndim == 2 else a) if transpose else b
+    rows = t1.shape[:-1]
+    folded = t1.reshape(math.prod(rows), t1.shape[-1])
+    if t2.ndim == 2:
+        out: Tensor = UnsafeView.apply(matmul(folded, t2), shape=rows + (t2.shape[1],))
+        return out.mT.contiguous() if transpose else out
+    return UnsafeView.apply(matmul(folded, t2), shape=rows)  # type: ignore[no-any-return]
 
 
 def _matrix_operand(x: Tensor, other: Any) -> Any:

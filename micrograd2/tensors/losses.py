@@ -29,6 +29,8 @@ from .compute import (
 )
 from .indexing import scatter
 
+BCE_EPSILON = 9.999999960041972e-13  # PyTorch's EPSILON in binary_cross_entropy_backward: 1e-12 as a float32
+
 
 class LogSoftmax(TensorFunction):
     """log softmax along ``dim``: zᵢ − log Σⱼ exp zⱼ, computed stably.  Keeps its output y:
@@ -151,7 +153,7 @@ class BinaryCrossEntropy(TensorFunction):
         if need_p:  # PyTorch's order: g·(p − y) / max((1 − p)·p, ε), then / n
             denom = mul(sub(1.0, p), p)
             if not is_tensor(denom):
-                denom = be.binary("maximum", denom, 1e-12)  # PyTorch's guard against p = 0 or 1
+                denom = be.binary("maximum", denom, BCE_EPSILON)  # PyTorch's guard against p = 0 or 1
             grad_p = div(div(mul(grad, sub(p, y)), denom), float(ctx.n))
         if need_y:  # ∂/∂y = log(1 − p) − log p (the clamped logs, as PyTorch)
             if is_tensor(p):

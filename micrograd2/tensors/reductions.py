@@ -1,9 +1,11 @@
-r"""Reductions: ``sum``, ``mean``, ``max``, ``amax``, ``argmax``, ``any``, ``all``, over everything or over dims.
+r"""Reductions: ``sum``, ``mean``, ``max``/``min``, ``amax``/``amin``, ``argmax``/``argmin``, ``any``, ``all``.
 
-The ``Function``\ s first (``Sum`` → ``SumBackward0``, ``SumDim`` →
-``SumBackward1``…), then the methods ``Tensor`` is given: they read PyTorch's
-arguments (``dim``, ``keepdim``, and NumPy's ``axis``/``keepdims`` as aliases)
-and pick the Function.
+Over everything or over dims.  The ``Function``\ s first (``Sum`` → ``SumBackward0``,
+``SumDim`` → ``SumBackward1``…), then the methods ``Tensor`` is given: they read
+PyTorch's arguments (``dim``, ``keepdim``, and NumPy's ``axis``/``keepdims`` as
+aliases) and pick the Function.  A minimum is the maximum of −x, negated (exact,
+NaN included); its gradient is routed as the maximum's, by the same code.  ``softmax``
+is here too: an exp normalised by its sum over a dim (one ``SoftmaxBackward0`` node).
 """
 from __future__ import annotations
 
@@ -20,7 +22,9 @@ from .compute import (
     mask_mul,
     mul,
     normalize_dims,
+    reduce_sum,
     reshape,
+    sub,
 )
 from .storage import INTEGERS
 
@@ -152,8 +156,8 @@ class Amax(TensorFunction):
 
 def _share_among_maxima(grad: Any, x: Any, out: Any, in_shape: tuple[int, ...], dims: tuple[int, ...],
                         masked: bool) -> Any:
-    """``grad`` (reduced over ``dims``) sent to the positions equal to the maximum, split among ties:
-    selected by a mask (``max()``), or multiplied by it (``amax``: PyTorch's (g / count)·mask)."""
+    """``grad`` (reduced over ``dims``) sent to the positions equal to the maximum (or the minimum), split
+    among ties: selected by a mask (``max()``), or multiplied by it (``amax``: PyTorch's (g / count)·mask)."""
     be = backend(x)
     kept = kept_shape(in_shape, dims)
     is_max = be.binary("eq", x, be.reshape(out, kept))
@@ -175,16 +179,7 @@ class MaxDim(TensorFunction):
 
     @staticmethod
     def forward(ctx, x, dim, keepdim):
-        be = backend(x)
-        indices = be.argmax(x, axis=dim, keepdims=True)
-        values = be.max(x, axis=dim, keepdims=True)
-        ctx.save_for_backward(indices)
-        ctx.shape, ctx.dim, ctx.keepdim = be.shape(x), dim, keepdim
-        if not keepdim:
-            kept = be.shape(values)
-            squeezed = kept[:dim] + kept[dim + 1:]
-            values, indices = be.reshape(values, squeezed), be.reshape(indices, squeezed)
-        return values, indices
+        return _values_and_indices(ctx, x, dim, keepdim, backend(x).max, backend(x).argmax)
 
     @staticmethod
     def backward(ctx, grad):
@@ -197,6 +192,113 @@ class MaxDim(TensorFunction):
         is_max = be.binary("eq", positions, data_of(indices))
         kept = kept_shape(ctx.shape, (ctx.dim,))
         return mask_mul(expand(reshape(grad, kept), ctx.shape), is_max)
+
+
+def _values_and_indices(ctx: Any, x: Any, dim: int, keepdim: bool, extreme: Any, position: Any) -> Any:
+    """``max(dim)``'s (or ``min(dim)``'s) two outputs: the ``extreme`` values along ``dim`` and their
+    first ``position``s; the node keeps the indices and the sizes."""
+    be = backend(x)
+    indices = position(x, axis=dim, keepdims=True)
+    values = extreme(x, axis=dim, keepdims=True)
+    ctx.save_for_backward(indices)
+    ctx.shape, ctx.dim, ctx.keepdim = be.shape(x), dim, keepdim
+    if not keepdim:
+        kept = be.shape(values)
+        squeezed = kept[:dim] + kept[dim + 1:]
+        values, indices = be.reshape(values, squeezed), be.reshape(indices, squeezed)
+    return values, indices
+
+
+# -- minima: the maxima of −x, negated (exact), with the maxima's gradients -------------------------------
+def _negated(be: Any, x: Any) -> Any:
+    """−x (``not x`` for a bool array): negation is exact, so min(x) = −max(−x), NaN and ±0 included."""
+    return be.binary("eq", x, False) if be.dtype(x) == "bool" else be.unary("neg", x)
+
+
+def smallest(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
+    """The minimum of an array (over ``axis``): −max(−x); NaN if there is one, as PyTorch's ``min``."""
+    be = backend(x)
+    return _negated(be, be.max(_negated(be, x), axis=axis, keepdims=keepdims))
+
+
+def first_smallest(x: Any, axis: int, keepdims: bool = False) -> Any:
+    """The index of the first minimum along ``axis`` (of the first NaN, if any): argmax(−x)."""
+    be = backend(x)
+    return be.argmax(_negated(be, x), axis=axis, keepdims=keepdims)
+
+
+class MinAll(MaxAll):
+    """The smallest element (nan if there is one), ``MinBackward1``: the gradient shared among ties (or
+    among the nans), as ``max()``'s."""
+
+    node_name = "MinBackward1"
+
+    @staticmethod
+    def forward(ctx, x):
+        out = smallest(x)
+        ctx.save_for_backward(x, out)
+        ctx.shape = backend(x).shape(x)
+        return out
+
+
+class Amin(Amax):
+    """The smallest element over ``dim`` (``AminBackward0``); ties share the gradient, as ``amax``'s."""
+
+    node_name = "AminBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim, keepdim):
+        out = smallest(x, axis=dim, keepdims=keepdim)
+        ctx.save_for_backward(x, out)
+        ctx.shape, ctx.dim = backend(x).shape(x), dim
+        return out
+
+
+class MinDim(MaxDim):
+    """``min(dim)``: the values and the indices of the first minima (``MinBackward0``), the gradient to
+    those positions, as ``max(dim)``'s."""
+
+    node_name = "MinBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim, keepdim):
+        return _values_and_indices(ctx, x, dim, keepdim, smallest, first_smallest)
+
+
+class Softmax(TensorFunction):
+    """exp(xᵢ − m) / Σⱼ exp(xⱼ − m) along ``dim``, m the maximum (stable for large x): one
+    ``SoftmaxBackward0`` node.  Along the last dim it multiplies by 1/Σ, as PyTorch's CPU kernel does.
+    Backward: PyTorch's ``_softmax_backward_data``, y·(g − Σ g·y) with y the (saved) output."""
+
+    node_name = "SoftmaxBackward0"
+    autocast = "fp32"
+    ctx_slots = ("dim",)
+
+    @staticmethod
+    def forward(ctx, x, dim):
+        be = backend(x)
+        axis = dim if be.shape(x) else None  # a 0-d Tensor is one row of one element
+        e = be.unary("exp", be.binary("sub", x, be.max(x, axis=axis, keepdims=True)))
+        total = be.sum(e, axis=axis, keepdims=True)
+        if axis is None or axis == len(be.shape(x)) - 1:
+            out = be.binary("mul", e, be.binary("div", 1.0, total))
+        else:
+            out = be.binary("div", e, total)
+        ctx.save_for_backward(out)
+        ctx.dim = axis
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (y,) = ctx.saved_tensors
+        dot = reduce_sum(mul(grad, y), ctx.dim, True)
+        return mul(y, sub(grad, dot))
+
+
+def softmax_of(x: Tensor, dim: int) -> Tensor:
+    """Softmax along ``dim`` (one ``SoftmaxBackward0`` node); an integer Tensor is taken as float32."""
+    (d,) = normalize_dims(dim, x.ndim)
+    return Softmax.apply(x._as_float(), dim=d)  # type: ignore[no-any-return]
 
 
 # -- the methods ---------------------------------------------------------------------------------------
@@ -259,36 +361,66 @@ def mean_of(x: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = No
     return MeanDim.apply(x, dim=normalize_dims(dim, x.ndim), keepdim=keepdim)
 
 
+def _extreme_of(name: str, whole: Any, along: Any, x: Tensor, dim: Any, keepdim: bool, axis: Any,
+                keepdims: Any) -> Any:
+    """``max``/``min``: of every element (``whole``), or a ``(values, indices)`` pair ``along`` one dim."""
+    dim, keepdim = _dim_alias(dim, keepdim, axis, keepdims)
+    _check_not_empty(x, name)
+    if dim is None:
+        return whole.apply(x)
+    if not isinstance(dim, int):
+        raise TypeError(f"{name}(dim) takes one dim (an int)\nWhat to do: use a{name}(dims) for several dims.")
+    (d,) = normalize_dims(dim, x.ndim)
+    return MaxResult(*along.apply(x, dim=d, keepdim=keepdim))
+
+
 def max_of(x: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = None, keepdims: Any = None) -> Any:
     """``max()``: the largest element (a Tensor, ``MaxBackward1``); ``max(dim)``: a ``(values, indices)``
     pair along ``dim`` (``MaxBackward0``; indices an int64 Tensor), as PyTorch."""
+    return _extreme_of("max", MaxAll, MaxDim, x, dim, keepdim, axis, keepdims)
+
+
+def min_of(x: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = None, keepdims: Any = None) -> Any:
+    """``min()``: the smallest element (``MinBackward1``); ``min(dim)``: ``(values, indices)`` along ``dim``
+    (``MinBackward0``).  NaN wins, and the gradient is routed as ``max``'s."""
+    return _extreme_of("min", MinAll, MinDim, x, dim, keepdim, axis, keepdims)
+
+
+def _all_extreme(fn: Any, name: str, x: Tensor, dim: Any, keepdim: bool, axis: Any, keepdims: Any) -> Tensor:
     dim, keepdim = _dim_alias(dim, keepdim, axis, keepdims)
-    _check_not_empty(x, "max")
-    if dim is None:
-        return MaxAll.apply(x)
-    if not isinstance(dim, int):
-        raise TypeError("max(dim) takes one dim (an int)\nWhat to do: use amax(dims) for several dims.")
-    (d,) = normalize_dims(dim, x.ndim)
-    return MaxResult(*MaxDim.apply(x, dim=d, keepdim=keepdim))
+    _check_not_empty(x, name)
+    dims = normalize_dims(None if dim in ((), None) else dim, x.ndim)
+    return fn.apply(x, dim=dims, keepdim=keepdim)  # type: ignore[no-any-return]
 
 
 def amax_of(x: Tensor, dim: Any = (), keepdim: bool = False, *, axis: Any = None, keepdims: Any = None) -> Tensor:
     """The largest element over ``dim`` (all dims by default); ties share the gradient."""
-    dim, keepdim = _dim_alias(dim, keepdim, axis, keepdims)
-    _check_not_empty(x, "amax")
-    dims = normalize_dims(None if dim in ((), None) else dim, x.ndim)
-    return Amax.apply(x, dim=dims, keepdim=keepdim)
+    return _all_extreme(Amax, "amax", x, dim, keepdim, axis, keepdims)
+
+
+def amin_of(x: Tensor, dim: Any = (), keepdim: bool = False, *, axis: Any = None, keepdims: Any = None) -> Tensor:
+    """The smallest element over ``dim`` (all dims by default); ties share the gradient."""
+    return _all_extreme(Amin, "amin", x, dim, keepdim, axis, keepdims)
+
+
+def _position_of(position: Any, x: Tensor, dim: int | None, keepdim: bool) -> Tensor:
+    be = x._backend
+    if dim is None:
+        out = position(be.reshape(x.data, (-1,)), axis=0)
+    else:
+        (d,) = normalize_dims(dim, x.ndim)
+        out = position(x.data, axis=d, keepdims=keepdim)
+    return x._wrap(out, "int64", None)
 
 
 def argmax_of(x: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     """The index of the largest element (over the flattened Tensor, or along ``dim``): int64, no graph."""
-    be = x._backend
-    if dim is None:
-        out = be.argmax(be.reshape(x.data, (-1,)), axis=0)
-    else:
-        (d,) = normalize_dims(dim, x.ndim)
-        out = be.argmax(x.data, axis=d, keepdims=keepdim)
-    return x._wrap(out, "int64", None)
+    return _position_of(x._backend.argmax, x, dim, keepdim)
+
+
+def argmin_of(x: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    """The index of the smallest element (the first; the first NaN if any): int64, no graph."""
+    return _position_of(first_smallest, x, dim, keepdim)
 
 
 def any_of(x: Tensor) -> Tensor:

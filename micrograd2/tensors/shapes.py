@@ -1,6 +1,7 @@
 """Shapes: ``reshape``/``view``, ``unsqueeze``, ``squeeze``, ``expand``, ``permute``, ``t``, ``transpose``, ``clone``.
 
-All but ``clone`` are views: the result shares the input's memory (``Tensor._view``
+All but ``clone`` are views (and ``contiguous``, which copies a Tensor that is not contiguous, as
+``strides.py`` tells; a ``reshape`` may copy too): the result shares the input's memory (``Tensor._view``
 records that, see ``views.py``).  The ``Function``\\ s come first; several only
 reshape and differ from ``View`` in PyTorch's node name alone, so they are
 ``View`` renamed.  Then the methods ``Tensor`` is given, which read PyTorch's
@@ -11,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from . import compute
+from . import compute, strides
 from .compute import TensorFunction, backend, normalize_dims, renamed
 
 if TYPE_CHECKING:
@@ -132,33 +133,35 @@ def _infer_shape(shape: tuple[int, ...], numel: int) -> tuple[int, ...]:
 
 
 UnsafeView = renamed(View, "UnsafeView", "UnsafeViewBackward0")  # the new shape of a copy: reshape's second step
-
-
-def _viewable(x: Tensor, shape: tuple[int, ...]) -> bool:
-    """Can ``x``'s memory be read in ``shape`` without a copy (as PyTorch's ``view`` requires)?"""
-    be = x._backend
-    return bool(be.shares_memory(be.reshape(x.data, shape), x.data)) or x.numel() == 0
+ReshapeAlias = renamed(View, "ReshapeAlias", "ReshapeAliasBackward0")  # reshape's view of a non-contiguous Tensor
 
 
 def reshape(x: Tensor, *shape: Any) -> Tensor:
-    """The same elements in a new shape (one ``-1`` is inferred): a view (``ViewBackward0``) when the memory
-    allows, else a copy in the new shape, as PyTorch (``UnsafeViewBackward0`` over ``CloneBackward0``)."""
+    """The same elements in a new shape (one ``-1`` is inferred), as PyTorch: a view when the memory allows
+    (``ViewBackward0``; ``ReshapeAliasBackward0`` when ``x`` is not contiguous), else a copy in the new
+    shape (``UnsafeViewBackward0`` over ``CloneBackward0``)."""
     new = _infer_shape(shape_arg(shape), x.numel())
-    if _viewable(x, new):
-        return x._view(View, shape=new)
-    return UnsafeView.apply(Clone.apply(x), shape=new)  # type: ignore[no-any-return]
+    kind = strides.reshape_kind(x, new)
+    if kind == "copy":
+        return UnsafeView.apply(Clone.apply(x), shape=new)  # type: ignore[no-any-return]
+    return x._view(View if kind == "view" else ReshapeAlias, shape=new)
 
 
 def view(x: Tensor, *shape: Any) -> Tensor:
     """A view in a new shape; refused (``RuntimeError``) when the memory does not allow it, as PyTorch."""
     new = _infer_shape(shape_arg(shape), x.numel())
-    if not _viewable(x, new):
+    if not strides.viewable(x, new):
         raise RuntimeError(
             "view size is not compatible with input tensor's size and stride (at least one dimension spans "
             "across two contiguous subspaces). Use .reshape(...) instead.\n"
             "What to do: use reshape (it copies when it must), or make a contiguous copy first (t.clone())."
         )
     return x._view(View, shape=new)
+
+
+def contiguous(x: Tensor) -> Tensor:
+    """``x`` itself if it is contiguous, else a row-major copy (``CloneBackward0``), as PyTorch."""
+    return x if strides.is_contiguous(x) else Clone.apply(x)  # type: ignore[no-any-return]
 
 
 def flatten(x: Tensor) -> Tensor:

@@ -24,7 +24,7 @@ from ..autograd import Variable, grad_mode
 from ..autograd.node import VersionCounter
 from ..backends import array_types, get_backend
 from ..backends.base import ArrayBackend
-from . import arithmetic, casts, indexing, linalg, printing, reductions, shapes, unary, views
+from . import arithmetic, casts, clamping, indexing, linalg, printing, reductions, shapes, strides, unary, views
 from .arithmetic import Add, Div, Mul, Neg, Sub
 from .compute import broadcast_shape, method, normalize_dims
 from .losses import LogSoftmax
@@ -201,8 +201,7 @@ class Tensor(Variable):
                 "Can't detach views in-place. Use detach() instead.\n"
                 "What to do: y = t.detach() gives a leaf outside the graph (sharing t's memory)."
             )
-        self.grad_fn = None
-        self._requires_grad = False
+        self.grad_fn, self._accumulator, self._requires_grad = None, None, False  # (no edge (node, k) kept)
         return self
 
     # -- reading ----------------------------------------------------------------------------------
@@ -287,8 +286,11 @@ class Tensor(Variable):
         return bool(self.item())
 
     def __iter__(self) -> Iterator[Tensor]:
-        for i in range(len(self)):
-            yield self[i]
+        return iter(indexing.unbind(self, 0, views.record, iterating=True))  # one UnbindBackward0, as PyTorch
+
+    def unbind(self, dim: int = 0) -> tuple[Tensor, ...]:
+        """The slices along ``dim``, each a view of self: one ``UnbindBackward0`` node (indexing.py)."""
+        return indexing.unbind(self, dim, views.record)
 
     def __repr__(self) -> str:
         """As PyTorch prints it (``printing.py``): ``tensor([0.1000, 2.5000], requires_grad=True)``."""
@@ -350,9 +352,9 @@ class Tensor(Variable):
     relu = method(unary.Relu)
     abs = __abs__ = method(unary.Abs)
 
-    def softmax(self, dim: int) -> Tensor:
-        """exp(log_softmax(x)) along ``dim``."""
-        return self.log_softmax(dim).exp()
+    softmax = reductions.softmax_of
+    clamp = clip = clamping.clamp
+    clamp_min, clamp_max = clamping.clamp_min, clamping.clamp_max
 
     def log_softmax(self, dim: int) -> Tensor:
         """zᵢ − log Σⱼ exp zⱼ along ``dim``, computed stably (one ``LogSoftmaxBackward0`` node)."""
@@ -365,6 +367,7 @@ class Tensor(Variable):
     max = reductions.max_of
     amax = reductions.amax_of
     argmax = reductions.argmax_of
+    min, amin, argmin = reductions.min_of, reductions.amin_of, reductions.argmin_of
     any = reductions.any_of
     all = reductions.all_of
 
@@ -385,8 +388,7 @@ class Tensor(Variable):
     def mT(self) -> Tensor:  # noqa: N802 - PyTorch's name
         return self.transpose(-2, -1)
 
-    def contiguous(self) -> Tensor:
-        return self
+    contiguous, is_contiguous = shapes.contiguous, strides.is_contiguous
 
     def clone(self) -> Tensor:
         """A copy with its own memory, in the graph (``CloneBackward0``)."""
@@ -426,6 +428,8 @@ class Tensor(Variable):
 
     def _check_view_in_place(self) -> None:
         base = self._base
+        if base is not None and grad_mode.is_grad_enabled():  # an output of unbind: refused (PyTorch's error)
+            indexing.refuse_several_views_in_place(self)
         if base is not None and grad_mode.is_grad_enabled() and base._requires_grad and base.grad_fn is None:
             raise RuntimeError(
                 "a view of a leaf Variable that requires grad is being used in an in-place operation.\n"

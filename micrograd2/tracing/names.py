@@ -103,6 +103,7 @@ class Names:
     def __init__(self) -> None:
         self.ids = IdentityMap()  # node -> "MulBackward0#3"
         self.values = IdentityMap()  # node -> the name of the Value it made, when unlabelled
+        self.later_values = IdentityMap()  # node of several outputs -> {k: the name of its output k >= 1}
         self.others = IdentityMap()  # a Value no recorded node made -> "leaf#2" (or its expression)
         self.records = IdentityMap()  # node -> NodeRecord
         self.counters: dict[str, int] = {}
@@ -120,14 +121,25 @@ class Names:
             name = self.ids[node] = self.number(node.name())
         return name
 
-    def value_name(self, node: Any) -> str:
-        """The name of the (unlabelled) Value ``node`` made: its short expression, else ``v7``."""
+    def value_name(self, node: Any, nr: int = 0) -> str:
+        """The name of the (unlabelled) Value ``node`` made, its output ``nr``: its short expression, else ``v7``."""
+        if nr:
+            later = self.later_values.setdefault(node, {})
+            if nr not in later:
+                later[nr] = self._new_value_name(node, nr)
+            return str(later[nr])
         name = self.values.get(node)
         if name is None:
-            record = self.records.get(node)
-            formula = record.formula if record is not None else None
-            name = self.values[node] = formula if short(formula) else self.number("v", "")
-        return name
+            name = self.values[node] = self._new_value_name(node, 0)
+        return str(name)
+
+    def _new_value_name(self, node: Any, nr: int) -> str:
+        """Output ``nr``'s expression (``Unbind(x)[1]`` for a node of several outputs) if short, else ``v7``."""
+        record = self.records.get(node)
+        formula = record.formula if record is not None else None
+        if formula is not None and getattr(node, "_several", False):
+            formula = f"{formula}[{nr}]"
+        return formula if formula is not None and short(formula) else self.number("v", "")
 
     def name_of(self, x: Any) -> str:
         """How ``x`` is named: its label, else its value name, ``leaf#k``, or ``const`` for a number."""
@@ -136,7 +148,7 @@ class Names:
         if x.label:
             return str(x.label)
         if x.grad_fn is not None:
-            return self.value_name(x.grad_fn)
+            return self.value_name(x.grad_fn, x.output_nr)
         name = self.others.get(x)
         if name is None:
             name = self.others[x] = self.number("leaf")

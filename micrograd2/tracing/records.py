@@ -36,7 +36,9 @@ class TraceEvent:
       ``leaf#2`` (unlabelled leaf).
     * ``output``: the op's forward value; ``inputs``: its inputs as ``(name, value)``
       pairs (a number is named ``const``); ``input_ids``: for each input, the
-      ``node_id`` its gradient goes to (``None``: no gradient).
+      ``node_id`` its gradient goes to (``None``: no gradient); ``input_nrs``: for each input, which output
+      of that node it is — set only when one is output k >= 1 of a node of several outputs (unbind, a
+      custom Function's), else ``()``.
     * ``grad_output``: the upstream gradient; ``grad_inputs``: ``(name, gradient)``
       per input; ``saved``: ``(name, value)`` of what the node saved (forward, backward) or freed (free).
     * ``old``/``new``: ``.grad`` before and after (accumulate); ``before``/``after``:
@@ -56,6 +58,7 @@ class TraceEvent:
     output: Any = None
     inputs: Named = ()
     input_ids: tuple[str | None, ...] = ()
+    input_nrs: tuple[int, ...] = ()
     grad_output: Any = None
     grad_inputs: Named = ()
     saved: tuple[tuple[str | None, Any], ...] = ()
@@ -76,7 +79,7 @@ class TraceEvent:
             if f.name in always or not _empty(value):
                 if f.name in ("inputs", "grad_inputs", "saved"):
                     out[f.name] = [[name, to_jsonable(v)] for name, v in value]
-                elif f.name == "input_ids":
+                elif f.name in ("input_ids", "input_nrs"):
                     out[f.name] = list(value)
                 else:
                     out[f.name] = to_jsonable(value)

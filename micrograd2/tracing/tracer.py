@@ -124,8 +124,8 @@ class Tracer:
         """The name of the Value ``node`` made: its label if it still has one, else its value name."""
         return self.names.output_name(node)
 
-    def _input_name(self, x: Any, nxt: Node | None, fallback: str) -> str:
-        """Name input ``x`` (or, once it is gone, the node ``nxt`` its gradient goes to)."""
+    def _input_name(self, x: Any, nxt: Node | None, fallback: str, nr: int = 0) -> str:
+        """Name input ``x`` (or, once it is gone, output ``nr`` of the node ``nxt`` its gradient goes to)."""
         if x is not None and (x.label or nxt is None or type(nxt) is AccumulateGrad):
             return self.name_of(x)
         if nxt is None:
@@ -135,15 +135,22 @@ class Tracer:
             if leaf is not None:
                 return self.name_of(leaf)
             return fallback if fallback != CONST else self.node_id(nxt)
-        return self.names.value_name(nxt)  # the Value that node made, as it was when the op ran
+        return self.names.value_name(nxt, nr)  # the Value that node made, as it was when the op ran
 
     def _input_names(self, node: Node, record: NodeRecord | None) -> tuple[str, ...]:
         if record is None:
-            return tuple(self._input_name(None, nxt, CONST) for nxt in node._next)
+            return tuple(self._input_name(None, nxt, CONST, nr) for nxt, nr in node.next_functions)
         return tuple(
-            self._input_name(ref() if ref is not None else None, nxt, fallback)
-            for ref, nxt, fallback in zip(record.input_refs, node._next, record.input_names)
+            self._input_name(ref() if ref is not None else None, nxt, fallback, nr)
+            for ref, (nxt, nr), fallback in zip(record.input_refs, node.next_functions, record.input_names)
         )
+
+    @staticmethod
+    def _input_values(node: Node) -> tuple[Any, ...]:
+        """Snapshots of the node's inputs as it tells them (``node.inputs``), an input that is output k >= 1 of
+        a node of several outputs (a custom Function's, unbind's) read from that node's ``_outputs``."""
+        return tuple(snapshot(value if nxt is None or nr == 0 else nxt._outputs[nr])
+                     for (nxt, nr), value in zip(node.next_functions, node.inputs))
 
     def _unlinked_name(self, node: Node, i: int) -> str:
         """The name of input ``i``, which has no edge (a number, or a Value that needs no gradient): the
@@ -161,7 +168,13 @@ class Tracer:
         return record is not None and record.complete
 
     def _ids_of(self, node: Node) -> tuple[str | None, ...]:
-        return tuple(None if n is None else self.node_id(n) for n in node._next)
+        return tuple(None if n is None else self.node_id(n) for n, _ in node.next_functions)
+
+    @staticmethod
+    def _nrs_of(node: Node) -> tuple[int, ...]:
+        """Which output of its node each input is, when one is output k >= 1 (else ``()``: all are output 0)."""
+        nrs = tuple(nr for _, nr in node.next_functions)
+        return nrs if any(nrs) else ()
 
     def _saved_of(self, node: Node, output_name: str | None = None) -> tuple[tuple[str | None, Any], ...]:
         entries = node.saved_entries() if hasattr(node, "saved_entries") else ()
@@ -216,14 +229,15 @@ class Tracer:
             ev.label = self.names.name_result(output, forward_formula(ev))
             self._append(ev)
             return
-        if not all(self._complete(nxt) for nxt in node._next):  # inputs made before the trace began
-            self.learn(node._next)
-        names = tuple(self._input_name(x if isinstance(x, Variable) else None, nxt, CONST)
-                      for x, nxt in zip(inputs, node._next))
+        edges = node.next_functions  # (node, k): output k of the node the input came from
+        if not all(self._complete(nxt) for nxt, _ in edges):  # inputs made before the trace began
+            self.learn(nxt for nxt, _ in edges)
+        names = tuple(self._input_name(x if isinstance(x, Variable) else None, nxt, CONST, nr)
+                      for x, (nxt, nr) in zip(inputs, edges))
         ids = self._ids_of(node)
         saved = self._saved_of(node, output_name="")  # the output's name is known once its formula is
         ev = TraceEvent("forward", node=node.name(), node_id=self.node_id(node), op=fn.__name__, output=out,
-                        inputs=tuple(zip(names, values)), input_ids=ids, saved=saved)
+                        inputs=tuple(zip(names, values)), input_ids=ids, input_nrs=self._nrs_of(node), saved=saved)
         refs = tuple(weakref.ref(x) if isinstance(x, Variable) else None for x in inputs)
         self.names.records[node] = NodeRecord(fn.__name__, out, weakref.ref(output), refs, names, values, ids,
                                               forward_formula(ev), complete=True)
@@ -272,7 +286,7 @@ class Tracer:
                 partial.append(record)
             elif type(node) is not AccumulateGrad or self.names.ids.get(node) is None:
                 unknown.append(node)
-            stack.extend(n for n in node._next if n is not None)
+            stack.extend(n for n, _ in node.next_functions if n is not None)
         for node in sorted(unknown, key=lambda n: n._seq):
             self.node_id(node)
             if type(node) is not AccumulateGrad:
@@ -284,9 +298,9 @@ class Tracer:
     def _read_node(self, node: Node) -> NodeRecord:
         """A node's record read from the node (``node.output``, ``node.inputs``), its inputs' names from
         the nodes they came from."""
-        names = tuple(self._input_name(None, nxt, CONST) if nxt is not None else self._unlinked_name(node, i)
-                      for i, nxt in enumerate(node._next))
-        values = tuple(snapshot(v) for v in node.inputs)
+        names = tuple(self._input_name(None, nxt, CONST, nr) if nxt is not None else self._unlinked_name(node, i)
+                      for i, (nxt, nr) in enumerate(node.next_functions))
+        values = self._input_values(node)
         op = getattr(getattr(node, "_fn", None), "__name__", None)
         ev = TraceEvent("forward", node=node.name(), op=op, inputs=tuple(zip(names, values)),
                         saved=self._saved_of(node, output_name=""))
@@ -334,8 +348,8 @@ class Tracer:
             "backward", step=step, pass_no=state.record.pass_no, node=node.name(), node_id=self.node_id(node),
             label=self.names.output_name(node), op=op,
             output=record.output if record is not None else snapshot(node.output),
-            inputs=tuple(zip(names, record.input_values if record is not None else map(snapshot, node.inputs))),
-            input_ids=record.input_ids if record is not None else self._ids_of(node),
+            inputs=tuple(zip(names, record.input_values if record is not None else self._input_values(node))),
+            input_ids=record.input_ids if record is not None else self._ids_of(node), input_nrs=self._nrs_of(node),
             grad_output=snapshot(grad_output),
             grad_inputs=tuple(zip(names, (snapshot(g) for g in grad_inputs))),
             saved=self._saved_of(node),

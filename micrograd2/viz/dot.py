@@ -33,7 +33,7 @@ import graphviz
 from ..autograd.node import FREED
 from ..autograd.variable import Variable
 from ..tracing.values import format_value
-from .graph import COUNT_LIMIT, MAX_NODES, Progress, Skeleton, SNode, from_root, progress
+from .graph import COUNT_LIMIT, MAX_NODES, Progress, SInput, Skeleton, SNode, from_root, output_key, progress
 
 if TYPE_CHECKING:
     from ..tracing import Tracer
@@ -212,7 +212,7 @@ class _AutogradView(_View):
             self.box(node.id, text, "grad_fn", **self.node_attrs(node.id))
             for inp in node.inputs:
                 if inp.id is not None and inp.id in sk.nodes:
-                    self.edge(inp.id, node.id, inp.id, node.id)
+                    self.edge(inp.id, node.id, output_key(inp.id, inp.nr), node.id)
             self.saved(node)
         if sk.root_id is not None and sk.root_id in sk.nodes and not sk.nodes[sk.root_id].is_leaf:
             out = self.unique(sk.root_label if sk.root_label != sk.root_id else "output")
@@ -240,6 +240,18 @@ class _AutogradView(_View):
 
 
 class _ValueView(_View):
+    def later_output(self, inp: SInput) -> str:
+        """The box of output k >= 1 of a node of several outputs (``inp.nr``; its output 0 is the node's own
+        box), drawn once, made by that node's op."""
+        box = output_key(str(inp.id), inp.nr)
+        if box not in self.used:
+            self.used.add(box)
+            data = "?" if inp.value is None else format_value(inp.value)
+            grad = format_value(self.pr.grads[box]) if self.pr is not None and box in self.pr.grads else "—"
+            self.box(box, _record(inp.name, f"data {data}", f"grad {grad}"), "value", shape="record")
+            self.link(f"{inp.id} op", box)
+        return box
+
     def draw(self) -> None:
         sk = self.sk
         for node in sk.nodes.values():
@@ -253,7 +265,9 @@ class _ValueView(_View):
                      shape="ellipse", **self.node_attrs(node.id))
             self.link(op, node.id)
             for i, inp in enumerate(node.inputs):
-                if inp.id is not None and inp.id in sk.nodes:
+                if inp.id is not None and inp.id in sk.nodes and inp.nr:  # output k >= 1 of a node: its own box
+                    self.edge(self.later_output(inp), op, output_key(inp.id, inp.nr), node.id)
+                elif inp.id is not None and inp.id in sk.nodes:
                     self.edge(inp.id, op, inp.id, node.id)
                 elif inp.id is None and inp.value is not None:  # known from a trace: draw the constant
                     const = self.unique(f"{node.id} input {i}")

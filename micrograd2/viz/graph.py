@@ -35,11 +35,13 @@ COUNT_LIMIT = 100_000  # a summary stops counting here
 
 @dataclass
 class SInput:
-    """One forward input of a node: the node its gradient goes to (``None``: no gradient), name, value."""
+    """One forward input of a node: the node its gradient goes to (``None``: no gradient), name, value, and
+    which output of that node it is (``nr``: k >= 1 for a later output of a custom Function or of unbind)."""
 
     id: str | None
     name: str
     value: Any = None
+    nr: int = 0
 
 
 @dataclass
@@ -89,7 +91,7 @@ def _collect(start: Node | None) -> tuple[list[Node], int, bool, Counter[str]]:
     order = [start]
     i = 0
     while i < len(order):
-        for nxt in order[i]._next:
+        for nxt, _ in order[i].next_functions:
             if nxt is not None and nxt not in seen:
                 if len(order) >= COUNT_LIMIT:
                     return order, len(order), True, Counter(n.name() for n in order)
@@ -128,23 +130,22 @@ class _Namer:
         found = self.tracer.record_of(node) if self.tracer is not None else None
         return found if found is not None else self.reader.record_of(node)
 
-    def edge_name(self, nxt: Node) -> str:
-        """The name of the Value whose gradient goes to ``nxt``: a leaf, or the Value ``nxt`` made."""
+    def edge_name(self, nxt: Node, nr: int = 0) -> str:
+        """The name of the Value whose gradient goes to ``nxt``: a leaf, or output ``nr`` of ``nxt``."""
         if type(nxt) is AccumulateGrad:
             leaf = nxt.variable
             return self.name(leaf) if leaf is not None else self.ids[nxt]
-        return self.value(nxt)
+        return self.value(nxt, nr)
 
-    def value(self, node: Node) -> str:
-        """The name of the Value ``node`` made."""
-        if self.tracer is not None and self.tracer.record_of(node) is not None:
-            return self.tracer.output_name(node)
-        return self.reader.output_name(node)
+    def value(self, node: Node, nr: int = 0) -> str:
+        """The name of the Value ``node`` made (its output ``nr``)."""
+        namer = self.tracer if self.tracer is not None and self.tracer.record_of(node) is not None else self.reader
+        return namer.output_name(node) if nr == 0 else namer.names.value_name(node, nr)
 
     def name(self, x: Any) -> str:
         """A Value's name in the diagram: its label, its expression or ``v3``, ``leaf#k``, or ``const``."""
         if isinstance(x, Variable) and not x.label and x.grad_fn is not None and x.grad_fn in self.ids:
-            return self.value(x.grad_fn)
+            return self.value(x.grad_fn, x.output_nr)
         if self.tracer is not None and (not isinstance(x, Variable) or x.label or self.tracer.names.others.get(x)):
             return self.tracer.name_of(x)
         return self.reader.name_of(x)
@@ -206,14 +207,14 @@ def _live_node(node: Node, namer: _Namer, tracer: Tracer | None, show_saved: boo
     if label is None:
         label = namer.value(node)
     inputs = []
-    for i, nxt in enumerate(node._next):
+    for i, (nxt, nr) in enumerate(node.next_functions):  # (node, k): output k of the node the input came from
         target = None if nxt is None else namer.ids.get(nxt)
         if record is not None:
-            inputs.append(SInput(target, record.input_names[i], record.input_values[i]))
+            inputs.append(SInput(target, record.input_names[i], record.input_values[i], nr))
         elif nxt is None:
             inputs.append(SInput(None, "const"))
         else:
-            inputs.append(SInput(target, namer.edge_name(nxt)))
+            inputs.append(SInput(target, namer.edge_name(nxt, nr), nr=nr))
     data = record.output if record is not None else _saved_output(node)
     saved = _saved_items(node, namer, label) if show_saved else None
     return SNode(nid, node.name(), label, data, None, inputs, saved)
@@ -236,9 +237,10 @@ def from_pass(tracer: Tracer, pass_no: int, show_saved: bool = False) -> Skeleto
             continue
         if ev.kind == "backward" and ev.node_id is not None:
             values = [v for _, v in ev.inputs] or [None] * len(ev.grad_inputs)
+            nrs = ev.input_nrs or (0,) * len(ev.input_ids)
             sk.nodes[ev.node_id] = SNode(ev.node_id, ev.node or "", ev.label or ev.node_id, ev.output, None, [
-                SInput(target, name, value)
-                for target, (name, _), value in zip(ev.input_ids, ev.grad_inputs, values)
+                SInput(target, name, value, nr)
+                for target, (name, _), value, nr in zip(ev.input_ids, ev.grad_inputs, values, nrs)
             ], ev.saved if show_saved else None)
         elif ev.kind == "accumulate" and ev.leaf and ev.node_id is not None and ev.node_id not in sk.nodes:
             sk.nodes[ev.node_id] = SNode(ev.node_id, "AccumulateGrad", ev.label or ev.node_id)
@@ -269,6 +271,12 @@ class Progress:
     partial: set[str] = field(default_factory=set)  # nodes whose gradient is still incomplete
     visited: set[str] = field(default_factory=set)  # nodes visited in this pass by ``step``
     event: TraceEvent | None = None
+
+
+def output_key(node_id: str, nr: int) -> str:
+    """How ``Progress`` keys the gradient of output ``nr`` of a node: its id, or ``"<id> output <nr>"`` for
+    output k >= 1 of a node of several outputs (the value view's box of that output has this name)."""
+    return node_id if nr == 0 else f"{node_id} output {nr}"
 
 
 def _add(a: Any, b: Any) -> Any:
@@ -303,18 +311,23 @@ def progress(tracer: Tracer, step: int | None) -> Progress:
                 before.setdefault(ev.node_id, ev.old)
         if i > last or ev.pass_no != pass_no or ev.kind != "backward" or ev.node_id is None:
             continue
-        pr.grads[ev.node_id] = ev.grad_output
-        pr.partial.discard(ev.node_id)
+        several = type(ev.grad_output) is tuple  # a node of several outputs: one gradient each
+        for k, g_out in enumerate(ev.grad_output if several else (ev.grad_output,)):
+            pr.grads[output_key(ev.node_id, k)] = g_out
+            pr.partial.discard(output_key(ev.node_id, k))
         pr.visited.add(ev.node_id)
-        for target_id, (_, g) in zip(ev.input_ids, ev.grad_inputs):
+        for target_id, (_, g), nr in zip(ev.input_ids, ev.grad_inputs, ev.input_nrs or (0,) * len(ev.input_ids)):
             if target_id is None or g is None or _class_of(target_id) == "AccumulateGrad":
                 continue
             if target_id not in pr.visited:
-                pr.grads[target_id] = _add(pr.grads.get(target_id), g)
-                pr.partial.add(target_id)
+                key = output_key(target_id, nr)
+                pr.grads[key] = _add(pr.grads.get(key), g)
+                pr.partial.add(key)
     for nid, old in before.items():
         pr.grads.setdefault(nid, old)
     if target is not None and target.node_id is not None:
         pr.current = target.node_id
-        pr.flows = {t: g for t, (_, g) in zip(target.input_ids, target.grad_inputs) if t is not None}
+        nrs = target.input_nrs or (0,) * len(target.input_ids)
+        pr.flows = {output_key(t, nr): g for t, (_, g), nr in zip(target.input_ids, target.grad_inputs, nrs)
+                    if t is not None}
     return pr

@@ -132,17 +132,17 @@ class Emulator:
         self._library = ctypes.CDLL(str(library))
         self._library.probe_out_of_bounds.argtypes = [ctypes.c_void_p, ctypes.c_longlong]
 
-    def launch(self, kernel: str, grid: int | tuple[int, int], block: int, *args: Any) -> None:
+    def launch(self, kernel: str, grid: int | tuple[int, ...], block: int, *args: Any) -> None:
         """``kernel<<<grid, block>>>(*args)``: arrays for pointers, Python numbers for scalars."""
         params = kernel_source.kernel_signatures()[kernel]
         if len(args) != len(params):
             raise TypeError(f"{kernel} takes {len(params)} arguments, got {len(args)}")
         values = [self._argument(kernel, p, a) for p, a in zip(params, args)]
         pointers = (ctypes.c_void_p * len(values))(*(ctypes.addressof(v) for v in values))
-        gx, gy = (grid, 1) if isinstance(grid, int) else grid
+        gx, gy, gz = (*((grid,) if isinstance(grid, int) else grid), 1, 1)[:3]
         function = getattr(self._library, f"launch_{kernel}")
         function.argtypes = [ctypes.c_uint] * 6 + [ctypes.c_void_p]
-        function(gx, gy, 1, block, 1, 1, pointers)
+        function(gx, gy, gz, block, 1, 1, pointers)
 
     def _argument(self, kernel: str, param: kernel_source.Param, value: Any) -> Any:
         """``value`` as the ctypes object the kernel's parameter expects (arrays must have its dtype)."""
@@ -213,7 +213,7 @@ class EmulatedDevice:
         assert dst.nbytes == src.nbytes
         dst.reshape(-1).view(np.uint8)[:] = src.reshape(-1).view(np.uint8)
 
-    def launch(self, dtype: str, kernel: str, grid: tuple[int, int], block: int, args: Sequence[Any]) -> None:
+    def launch(self, dtype: str, kernel: str, grid: tuple[int, ...], block: int, args: Sequence[Any]) -> None:
         self.launches.append(kernel)
         self._emulators[dtype].launch(kernel, grid, block, *args)
 

@@ -68,6 +68,20 @@ UNARY = {
     "tanh_of_tanh": (lambda x: x.tanh().tanh(), []),
 }
 
+# Tensor-only elementwise ops (the scalar engine has no clamp): the same grid, the Tensor configurations only
+TENSOR_UNARY = {
+    "clamp": (lambda x: x.clamp(-1.0, 1.0), [1.5, -1.5]),
+    "clamp_only_min": (lambda x: x.clamp(min=0.0), []),
+    "clamp_only_max_negative_zero": (lambda x: x.clamp(max=-0.0), []),
+    "clamp_min": (lambda x: x.clamp_min(0.5), []),
+    "clamp_max": (lambda x: x.clamp_max(-0.5), []),
+    "clamp_nan_bound": (lambda x: x.clamp(min=math.nan), []),
+    "clamp_empty_range": (lambda x: x.clamp(2.0, 1.0), []),
+    "clip_infinite_bounds": (lambda x: x.clip(-math.inf, math.inf), []),
+    "clamp_then_square": (lambda x: x.clamp(-1.0, 1.0) ** 2, []),
+}
+TENSOR_CONFIGS = tuple(c for c in CONFIGS if c.startswith("tensor-"))
+
 BINARY = {
     "add": lambda a, b: a + b,
     "sub": lambda a, b: a - b,
@@ -120,10 +134,10 @@ def _ulps(op: str, config: str) -> int:
     return max((ULPS[k][0] for k in keys if k in ULPS), default=0)
 
 
-def _params(ops: dict) -> list:
+def _params(ops: dict, configs: tuple[str, ...] = CONFIGS) -> list:
     out = []
     for op in ops:
-        for config in CONFIGS:
+        for config in configs:
             for check in CHECKS:
                 reason = _known(op, config, check)
                 marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
@@ -132,7 +146,7 @@ def _params(ops: dict) -> list:
 
 
 def unary_points(op: str, dtype: str) -> list[float]:
-    extra = UNARY[op][1]
+    extra = {**UNARY, **TENSOR_UNARY}[op][1]
     if dtype == "float32":
         extra = [x for x in extra if abs(x) < 3e38]
     return edge_grid(dtype) + extra
@@ -141,7 +155,7 @@ def unary_points(op: str, dtype: str) -> list[float]:
 @functools.cache
 def unary_outcomes(op: str, config: str):
     engine, dtype = config.split("-")
-    fn = UNARY[op][0]
+    fn = {**UNARY, **TENSOR_UNARY}[op][0]
     points = unary_points(op, dtype)
     if engine == "value":
         ours, theirs = [], []
@@ -182,7 +196,7 @@ def _label(p) -> str:
     return f"x={p!r}"
 
 
-@pytest.mark.parametrize("op, config, check", _params(UNARY))
+@pytest.mark.parametrize("op, config, check", _params(UNARY) + _params(TENSOR_UNARY, TENSOR_CONFIGS))
 def test_unary_op_matches_torch(op: str, config: str, check: str) -> None:
     points, ours, theirs = unary_outcomes(op, config)
     dtype = config.split("-")[1]
@@ -208,6 +222,9 @@ def suite_size() -> int:
     n = 0
     for op in UNARY:
         for config in CONFIGS:
+            n += len(unary_points(op, config.split("-")[1])) * len(CHECKS)
+    for op in TENSOR_UNARY:
+        for config in TENSOR_CONFIGS:
             n += len(unary_points(op, config.split("-")[1])) * len(CHECKS)
     n += len(BINARY) * len(CONFIGS) * len(pair_grid("float64")) * len(CHECKS)
     return n

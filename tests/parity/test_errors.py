@@ -208,7 +208,6 @@ MISUSES: dict[str, tuple[Callable[[Any], Any], str]] = {
 }
 
 KNOWN: dict[str, str] = {
-    "function_gradient_for_number": "a custom Function's gradient for a number input is accepted; torch refuses",
     "inference_tensor_in_graph": ("inference_mode is no_grad here: what it makes is not an inference tensor, "
                                   "so later use in a recorded op works (README: Differences from PyTorch)"),
 }

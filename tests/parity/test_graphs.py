@@ -12,6 +12,7 @@ from parity_tools import graph_shape  # noqa: E402
 from test_elementwise import BINARY, UNARY  # noqa: E402
 
 import micrograd2 as mg  # noqa: E402
+import micrograd2.tensors.functional as tensor_functional  # noqa: E402
 
 
 def _leaf(lib, data, dtype="float64"):
@@ -22,6 +23,10 @@ def _leaf(lib, data, dtype="float64"):
 
 def _functional(lib):
     return mg.nn.functional if lib is mg else torch.nn.functional
+
+
+def _linear(lib):
+    return tensor_functional.linear if lib is mg else torch.nn.functional.linear  # (mg.nn.functional has none)
 
 
 M = np.arange(1.0, 7.0).reshape(2, 3)
@@ -42,6 +47,11 @@ TENSOR_PROGRAMS = {
     "squeeze_all": (lambda lib, x: x.unsqueeze(0).squeeze(), M),
     "expand": (lambda lib, x: x.unsqueeze(0).expand(4, 2, 3), M),
     "contiguous_after_T": (lambda lib, x: x.T.contiguous(), M),
+    "contiguous_of_a_row": (lambda lib, x: x[0].contiguous(), M),
+    "reshape_alias_of_a_transpose": (lambda lib, x: x.T.reshape(1, 3, 2), M),
+    "reshape_alias_of_a_strided_slice": (lambda lib, x: x[:, ::2].reshape(4), np.arange(1.0, 9.0).reshape(2, 4)),
+    "reshape_of_an_expand": (lambda lib, x: x.expand(2, 2, 3).reshape(4, 3), M),
+    "reshape_of_a_size_one_expand": (lambda lib, x: x.expand(1, 2, 3).reshape(6), M),
     "clone": (lambda lib, x: x.clone(), M),
     "select_one": (lambda lib, x: x[0], M),
     "select_two": (lambda lib, x: x[0, 1], M),
@@ -60,6 +70,15 @@ TENSOR_PROGRAMS = {
     "max_all": (lambda lib, x: x.max(), M),
     "max_dim": (lambda lib, x: x.max(1)[0], M),
     "amax": (lambda lib, x: x.amax(1), M),
+    "min_all": (lambda lib, x: x.min(), M),
+    "min_dim": (lambda lib, x: x.min(1)[0], M),
+    "amin": (lambda lib, x: x.amin(1), M),
+    "clamp": (lambda lib, x: x.clamp(2.0, 4.0), M),
+    "clamp_only_min": (lambda lib, x: x.clamp(min=2.0), M),
+    "clip": (lambda lib, x: x.clip(2.0, 4.0), M),
+    "clamp_min": (lambda lib, x: x.clamp_min(2.0), M),
+    "clamp_max": (lambda lib, x: x.clamp_max(2.0), M),
+    "clamp_tensor_bounds": (lambda lib, x: x.clamp(x[0], x[1]), M),
     "softmax": (lambda lib, x: x.softmax(1), M),
     "log_softmax": (lambda lib, x: x.log_softmax(1), M),
     "mm": (lambda lib, x: x @ x.T, M),
@@ -67,6 +86,20 @@ TENSOR_PROGRAMS = {
     "dot": (lambda lib, x: x[0] @ x[1], M),
     "batched_matmul": (lambda lib, x: x @ x.transpose(1, 2), B3),
     "matmul_3d_by_2d": (lambda lib, x: x @ x[0].T, B3),
+    "matmul_3d_by_a_constant_2d": (lambda lib, x: x @ x[0].T.detach(), B3),
+    "matmul_transposed_3d_by_a_constant_2d": (lambda lib, x: x.transpose(0, 1) @ x[0].T.detach(), B3),
+    "matmul_2d_by_3d": (lambda lib, x: x[0].T @ x, B3),
+    "matmul_constant_2d_by_3d": (lambda lib, x: x[0].T.detach() @ x, B3),
+    "matmul_1d_by_3d": (lambda lib, x: x[0, :, 0] @ x, B3),
+    "matmul_3d_by_1d": (lambda lib, x: x @ x[0, 0], B3),
+    "matmul_3d_by_constant_1d": (lambda lib, x: x @ x[0, 0].detach(), B3),
+    "matmul_broadcast_4d_by_3d": (lambda lib, x: x.unsqueeze(1) @ x.transpose(1, 2)[:1], B3),
+    "matmul_batch_of_one_squeezed": (lambda lib, x: x[:1] @ x.transpose(1, 2), B3),
+    "linear_on_3d": (lambda lib, x: _linear(lib)(x, x[0, :2], x[1, 0, :2]), B3),
+    "linear_on_1d": (lambda lib, x: _linear(lib)(x[0, 0], x[0, :2], x[1, 0, :2]), B3),
+    "linear_on_non_contiguous_3d": (lambda lib, x: _linear(lib)(x.transpose(0, 1), x[0, :2], x[1, 0, :2]),
+                                    B3),
+    "linear_on_3d_without_bias": (lambda lib, x: _linear(lib)(x, x[0, :2]), B3),
     "to_float32": (lambda lib, x: x.to(lib.float32 if lib is torch else "float32"), M),
     "cross_entropy": (lambda lib, x: _functional(lib).cross_entropy(x, _targets(lib, [0, 2])), M),
     "mse_loss": (lambda lib, x: _functional(lib).mse_loss(x, x.detach() * 0), M),
@@ -88,12 +121,6 @@ def _targets(lib, classes):
 
 # Known differences: program name (Value ops: "scalar-<op>", Tensor elementwise: "tensor-<op>") -> the bug.
 KNOWN: dict[str, str] = {
-    "contiguous_after_T": ("contiguous() of a non-contiguous Tensor: torch records CloneBackward0; "
-                           "ours returns the view"),
-    "iteration": "iterating a Tensor: torch unbinds it (UnbindBackward0); ours selects row by row",
-    "softmax": "Tensor softmax is exp(log_softmax) (two nodes); torch has one SoftmaxBackward0",
-    "batched_matmul": "@ on 3-D operands (batched matmul) is refused",
-    "matmul_3d_by_2d": "@ on 3-D operands (batched matmul) is refused",
 }
 
 # Deliberate differences (README, "Differences from PyTorch"): program -> the shape micrograd2 documents.

@@ -6,7 +6,9 @@ Every op of micrograd2 is an ``mg.Function`` with two static methods:
   returns the output's number; it may keep what backward will need with
   ``ctx.save_for_backward(...)``;
 * ``backward(ctx, grad)`` receives the upstream gradient ∂L/∂output and returns
-  one gradient per forward input, ∂L/∂input, in the order of the inputs.
+  one gradient per forward input, ∂L/∂input, in the order of the inputs
+  (``None`` for an input that needs none; a plain-number input must get
+  ``None``, as PyTorch refuses a gradient for it).
 
 Your task: write ``Mul`` (z = a·b) and ``Sum`` (z = x₀ + x₁ + … with any
 number of inputs, as ONE node).  ``Mul.apply(x, w)`` then records a node named

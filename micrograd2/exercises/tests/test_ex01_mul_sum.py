@@ -29,7 +29,8 @@ def test_mul_backward_matches_the_builtin_walk(student: ModuleType) -> None:
     check_backward(lambda a, b: mul(a, b), lambda a, b: a * b, [3.0, 4.0], "a * b")
     check_backward(lambda a, b: mul(mul(a, b), a), lambda a, b: (a * b) * a, [-1.5, 2.0], "(a * b) * a")
     check_backward(lambda a: mul(a, a), lambda a: a * a, [5.0], "a * a (one input used twice)")
-    check_backward(lambda a: mul(a, 2.5), lambda a: a * 2.5, [4.0], "a * 2.5 (a number input)")
+    check_backward(lambda a: mul(a, mg.Value(2.5)), lambda a: a * 2.5, [4.0],
+                   "a * Value(2.5) (an input that needs no gradient)")
 
 
 def test_sum_forward_adds_any_number_of_inputs(student: ModuleType) -> None:

@@ -1,0 +1,143 @@
+"""Where a Tensor's elements lie in memory: its strides, whether it is contiguous, whether a reshape can be a view.
+
+PyTorch decides several graphs by the memory layout: ``contiguous()`` copies
+(``CloneBackward0``) only a non-contiguous Tensor; ``reshape`` is a view
+(``ViewBackward0``, or ``ReshapeAliasBackward0`` for a non-contiguous input)
+when PyTorch's ``computeStride`` finds strides for the new shape, and a copy
+otherwise; ``@`` folds batches into one matrix only when that needs no copy.
+The layout here is the logical one, the same on every device (CUDA arrays are
+copies, always contiguous): a Tensor that is no view is contiguous, and a view's
+strides are read off the same view made of its base's element numbers.
+"""
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .indexing import element_numbers
+
+if TYPE_CHECKING:
+    from .tensor import Tensor
+
+Strides = tuple[int, ...]
+
+
+def contiguous_strides(shape: tuple[int, ...]) -> Strides:
+    """The strides of a row-major array of ``shape`` (in elements)."""
+    out, step = [], 1
+    for n in reversed(shape):
+        out.append(step)
+        step *= max(n, 1)
+    return tuple(reversed(out))
+
+
+class _Replay:
+    """The ctx of a view's ``forward`` replayed on plain arrays: outside the graph, unseen by the tracer."""
+
+    needs_input_grad = (False,)
+
+    def save_for_backward(self, *arrays: Any) -> None:
+        pass
+
+
+def _positions(view: Tensor) -> Any:
+    """Where each element of ``view`` is in its base (a host int64 array of the view's shape): the view's
+    steps replayed on the base's element numbers."""
+    steps, link = [], view._view_steps
+    while link is not None:
+        fn, attributes, link = link
+        steps.append((fn, attributes))
+    be = view._base._backend
+    where = element_numbers(be, be.shape(view._base.data))
+    for fn, attributes in reversed(steps):
+        where = fn.forward(_Replay(), where, **attributes)
+    return np.asarray(be.to_host(where))
+
+
+def strides_of(x: Tensor) -> Strides:
+    """``x.stride()`` as PyTorch gives it, in elements (a size-1 axis gets the row-major stride)."""
+    shape = x.shape
+    natural = contiguous_strides(shape)
+    if x._base is None or not math.prod(shape):
+        return natural
+    positions = _positions(x)
+    origin = int(positions[(0,) * len(shape)])
+    out = []
+    for d, n in enumerate(shape):
+        if n == 1:
+            out.append(natural[d])
+        else:
+            step = [0] * len(shape)
+            step[d] = 1
+            out.append(int(positions[tuple(step)]) - origin)
+    return tuple(out)
+
+
+def is_contiguous(x: Tensor) -> bool:
+    """Are ``x``'s elements, in row-major order, one after another in memory (PyTorch's ``is_contiguous``:
+    size-1 axes don't count; an empty Tensor is)?"""
+    if x._base is None or not math.prod(x.shape):
+        return True
+    return _contiguous(x.shape, strides_of(x))
+
+
+def _contiguous(shape: tuple[int, ...], strides: Strides) -> bool:
+    expected = 1
+    for n, s in zip(reversed(shape), reversed(strides)):
+        if n != 1:
+            if s != expected:
+                return False
+            expected *= n
+    return True
+
+
+def reshape_kind(x: Tensor, new_shape: tuple[int, ...]) -> str:
+    """What PyTorch's ``reshape`` makes: ``"view"`` of a contiguous Tensor, ``"alias"`` (a view of a
+    non-contiguous one, ``_reshape_alias``) when ``computeStride`` finds strides, else ``"copy"``."""
+    if x._base is None or not math.prod(x.shape):
+        return "view"
+    strides = strides_of(x)
+    if _contiguous(x.shape, strides):
+        return "view"
+    return "alias" if view_strides(x.shape, strides, new_shape) is not None else "copy"
+
+
+def view_strides(shape: tuple[int, ...], strides: Strides, new_shape: tuple[int, ...]) -> Strides | None:
+    """PyTorch's ``computeStride``: the strides that read memory laid out as ``shape``/``strides`` in
+    ``new_shape`` (same number of elements), or ``None`` when no strides can: then a view is impossible.
+
+    Walking from the last axis, the axes are grouped into chunks that are contiguous among themselves;
+    each chunk must be split into whole axes of the new shape.
+    """
+    if not shape:  # a 0-d Tensor: any shape of one element
+        return (1,) * len(new_shape)
+    if not math.prod(shape):
+        return contiguous_strides(new_shape)
+    new_strides = [0] * len(new_shape)
+    view_d = len(new_shape) - 1
+    chunk_base_stride = strides[-1]
+    tensor_numel = view_numel = 1
+    for tensor_d in range(len(shape) - 1, -1, -1):
+        tensor_numel *= shape[tensor_d]
+        chunk_ends = tensor_d == 0 or (shape[tensor_d - 1] != 1
+                                       and strides[tensor_d - 1] != tensor_numel * chunk_base_stride)
+        if chunk_ends:
+            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
+                new_strides[view_d] = view_numel * chunk_base_stride
+                view_numel *= new_shape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if tensor_d > 0:
+                chunk_base_stride = strides[tensor_d - 1]
+                tensor_numel = view_numel = 1
+    return tuple(new_strides) if view_d == -1 else None
+
+
+def viewable(x: Tensor, new_shape: tuple[int, ...]) -> bool:
+    """Can ``x`` be read in ``new_shape`` without a copy (PyTorch's rule for ``view``)?"""
+    if x._base is None:
+        return True
+    return view_strides(x.shape, strides_of(x), new_shape) is not None

@@ -1,0 +1,67 @@
+"""micrograd2/autograd/hooks.py: Variable hooks, retain_grad, node pre- and post-hooks, post-accumulate hooks."""
+from __future__ import annotations
+
+import weakref
+
+import pytest
+
+import micrograd2 as mg
+from micrograd2.autograd import hooks
+
+
+def test_hooks_run_in_pytorchs_order_variable_hooks_retain_grad_prehooks_backward_posthooks() -> None:
+    order = []
+    x = mg.Value(2.0, requires_grad=True)
+    y = x * 3
+    y.retain_grad()  # registered first, runs after the Variable's other hooks
+    y.register_hook(lambda g: order.append(("tensor", g, y.grad)))
+    y.grad_fn.register_prehook(lambda go: order.append(("pre", go, y.grad)))
+    y.grad_fn.register_hook(lambda gi, go: order.append(("post", gi, go)))
+    (y * 5).backward()
+    assert order == [("tensor", 5.0, None), ("pre", (5.0,), 5.0), ("post", (15.0, None), (5.0,))]
+
+
+def test_a_variable_hooks_result_replaces_the_gradient_and_the_handle_removes_it() -> None:
+    x = mg.Value(2.0, requires_grad=True)
+    handle = x.register_hook(lambda g: g * 10)
+    (x * 3).backward()
+    assert x.grad == 30.0
+    handle.remove()
+    x.grad = None
+    (x * 3).backward()
+    assert x.grad == 3.0
+
+
+def test_a_prehook_and_a_hook_may_replace_what_they_receive() -> None:
+    x = mg.Value(2.0, requires_grad=True)
+    y = x * 3
+    y.grad_fn.register_prehook(lambda go: (go[0] * 2,))
+    y.grad_fn.register_hook(lambda gi, go: (gi[0] + 1, gi[1]))
+    y.backward()
+    assert x.grad == 7.0  # (1 · 2) · 3 + 1
+
+
+def test_a_hook_returning_the_wrong_count_is_refused_with_pytorchs_message() -> None:
+    y = mg.Value(2.0, requires_grad=True) * 3
+    y.grad_fn.register_prehook(lambda go: (go[0], go[0]))
+    with pytest.raises(RuntimeError, match=r"(?s)hook '<lambda>' has returned an incorrect number of values "
+                                           r"\(got 2, but expected 1\).*What to do"):
+        y.backward()
+
+
+def test_post_accumulate_grad_hooks_see_the_sum_once_per_backward() -> None:
+    p = mg.Value(1.0, requires_grad=True)
+    seen = []
+    p.register_post_accumulate_grad_hook(lambda leaf: seen.append(leaf.grad))
+    (p * 2 + p * 3).backward()
+    assert seen == [5.0]
+
+
+def test_hooks_live_in_the_side_table_only_while_their_node_lives() -> None:
+    y = mg.Value(1.0, requires_grad=True) * 2
+    y.grad_fn.register_hook(lambda gi, go: None)
+    node = weakref.ref(y.grad_fn)
+    assert node() in hooks.HOOKS
+    count = len(hooks.HOOKS)
+    del y
+    assert node() is None and len(hooks.HOOKS) == count - 1
