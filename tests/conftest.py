@@ -20,6 +20,32 @@ def values(*xs: float, requires_grad: bool = True) -> list[mg.Value]:
     return [mg.Value(x, requires_grad=requires_grad) for x in xs]
 
 
+class Two(mg.Function):
+    """A custom Function of two outputs, 2x and 3x (so output 1's gradient is told apart from output 0's)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2, x * 3
+
+    @staticmethod
+    def backward(ctx, g1, g2):
+        return g1 * 2 + g2 * 3
+
+
+class SumAndProduct(mg.Function):
+    """A custom Function of two outputs, a + b and a·b, that saves its inputs."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return a + b, a * b
+
+    @staticmethod
+    def backward(ctx, g_sum, g_product):
+        a, b = ctx.saved_tensors
+        return g_sum + g_product * b, g_sum + g_product * a
+
+
 @pytest.fixture
 def block1() -> dict[str, Any]:
     """The article's block 1 on scalars: z = Σ xᵢ·wᵢ with x = [2, 3], w = [4, 5]."""

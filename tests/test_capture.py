@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import pytest
+from conftest import Two
 
 import micrograd2 as mg
 
@@ -34,15 +35,6 @@ def test_misuses_raise_as_pytorch() -> None:
 
 
 def test_grad_with_respect_to_a_custom_functions_second_output() -> None:
-    class Two(mg.Function):
-        @staticmethod
-        def forward(ctx, x):
-            return x * 2, x * 3
-
-        @staticmethod
-        def backward(ctx, g1, g2):
-            return g1 * 2 + g2 * 3
-
     x = mg.Value(1.0, requires_grad=True)
     a, b = Two.apply(x)
     assert mg.autograd.grad(a * b * 5, [b]) == (10.0,)

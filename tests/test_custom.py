@@ -3,20 +3,9 @@ mark_non_differentiable, and the gradient refused for a number input."""
 from __future__ import annotations
 
 import pytest
+from conftest import SumAndProduct
 
 import micrograd2 as mg
-
-
-class SumAndProduct(mg.Function):
-    @staticmethod
-    def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
-        return a + b, a * b
-
-    @staticmethod
-    def backward(ctx, g_sum, g_product):
-        a, b = ctx.saved_tensors
-        return g_sum + g_product * b, g_sum + g_product * a
 
 
 def test_each_output_is_differentiable_and_its_edge_names_its_number() -> None:

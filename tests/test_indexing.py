@@ -7,6 +7,7 @@ import weakref
 
 import numpy as np
 import pytest
+from conftest import Two
 
 import micrograd2 as mg
 from micrograd2.autograd import custom, engine
@@ -100,15 +101,6 @@ def test_second_derivative_through_unbind_is_recorded_as_a_stack() -> None:
 
 
 def test_detach_in_place_drops_the_edge_of_a_later_output() -> None:
-    class Two(mg.Function):
-        @staticmethod
-        def forward(ctx, x):
-            return x * 2, x * 3
-
-        @staticmethod
-        def backward(ctx, g1, g2):
-            return g1 * 2 + g2 * 3
-
     p = mg.tensor([1.0, 2.0], requires_grad=True)
     first, second = Two.apply(p)
     node = weakref.ref(second.grad_fn)

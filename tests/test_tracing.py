@@ -14,6 +14,7 @@ import weakref
 
 import numpy as np
 import pytest
+from conftest import SumAndProduct
 
 import micrograd2 as mg
 from micrograd2.autograd import events
@@ -441,18 +442,6 @@ def test_a_tracer_started_during_a_backward_pass_records_what_it_can() -> None:
 
 
 # -- nodes of several outputs: a custom Function's second output, unbind's rows --------------------------
-class SumAndProduct(mg.Function):
-    @staticmethod
-    def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
-        return a + b, a * b
-
-    @staticmethod
-    def backward(ctx, g_sum, g_product):
-        a, b = ctx.saved_tensors
-        return g_sum + g_product * b, g_sum + g_product * a
-
-
 def _through_the_second_output() -> tuple[mg.Value, mg.Value, mg.Value]:
     a, b = mg.Value(2.0, requires_grad=True, label="a"), mg.Value(5.0, requires_grad=True, label="b")
     _, p = SumAndProduct.apply(a, b)

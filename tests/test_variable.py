@@ -4,6 +4,7 @@ from __future__ import annotations
 import warnings
 
 import pytest
+from conftest import Two
 
 import micrograd2 as mg
 
@@ -136,15 +137,6 @@ def test_backward_with_inputs_matches_torch() -> None:
 
 
 def test_output_nr_says_which_output_of_its_node_a_variable_is() -> None:
-    class Two(mg.Function):
-        @staticmethod
-        def forward(ctx, x):
-            return x * 2, x * 3
-
-        @staticmethod
-        def backward(ctx, g1, g2):
-            return g1 * 2 + g2 * 3
-
     x = mg.Value(1.5, requires_grad=True)
     first, second = Two.apply(x)
     assert (x.output_nr, (x * 2).output_nr, first.output_nr, second.output_nr) == (0, 0, 0, 1)
