@@ -6,7 +6,7 @@ raising (the walk reads saved values through ``saved_tensors`` instead).
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterator
 
 FREED = "<freed>"  # what a node's ``_saved`` becomes after a backward without retain_graph
 INPUT, OUTPUT, OTHER = "input", "output", "other"  # the roles of saved items
@@ -37,7 +37,7 @@ class BackwardNodeDisplay(NodeDisplay):
     _output: Any
     _custom: bool
 
-    def _read(self, item: Any, check: bool = False) -> tuple[str, Any, Any]:
+    def _read(self, items: tuple[Any, ...], check: bool = False) -> Iterator[tuple[str, Any, Any]]:
         raise NotImplementedError  # the node's own (engine.BackwardNode._read)
 
     @property
@@ -46,18 +46,18 @@ class BackwardNodeDisplay(NodeDisplay):
         anything else as it is (``FREED`` after backward)."""
         if self._saved is FREED:
             return FREED
-        return tuple(variable if role is INPUT else data for role, variable, data in map(self._read, self._saved))
+        return tuple(variable if role is INPUT else data for role, variable, data in self._read(self._saved))
 
     def saved_entries(self) -> tuple[tuple[str, Any, Any], ...] | str:
         """``(role, variable, data)`` per saved item (role ``"input"``, ``"output"`` or ``"other"``)."""
-        return FREED if self._saved is FREED else tuple(map(self._read, self._saved))
+        return FREED if self._saved is FREED else tuple(self._read(self._saved))
 
     @property
     def inputs(self) -> tuple[Any, ...]:
         """One entry per forward input: its data, through the edges; an input without an edge as a built-in
         op saved it at its own position (``x * 3`` keeps 3), else ``None``."""
         saved = self._saved if self._saved is not FREED and not self._custom else ()
-        kept = [self._read(item) for item in saved]
+        kept = list(self._read(saved))
         return tuple(
             (e[0] if type(e) is tuple else e).output if e is not None
             else kept[k][2] if k < len(kept) and kept[k][0] is not OUTPUT else None
@@ -67,7 +67,7 @@ class BackwardNodeDisplay(NodeDisplay):
     @property
     def output(self) -> Any:
         """The data of the Variable this node made: read from it while it lives, if saved, else as made."""
-        for role, _, data in map(self._read, self._saved if self._saved is not FREED else ()):
+        for role, _, data in self._read(self._saved if self._saved is not FREED else ()):
             if role is OUTPUT:
                 return data
         return self._output

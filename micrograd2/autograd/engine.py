@@ -22,7 +22,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import weakref
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 from ..dtypes import FLOAT64  # the dtype whose gradients are never rounded
 from . import anomaly, capture, custom, events, grad_mode, hooks, messages
@@ -252,31 +252,31 @@ class BackwardNode(BackwardNodeDisplay, Node):
         Raises ``RuntimeError`` if backward freed them, or if one was changed in place since."""
         if self._saved is FREED:
             raise RuntimeError(messages.SECOND_BACKWARD)
-        values = []
-        for item in self._saved:
-            role, variable, data = self._read(item, check=True)
-            if role is OTHER or not grad_mode.state.grad_enabled:
-                values.append(data)
-            else:  # recording: an input as itself, the output rebuilt with this node as grad_fn
-                values.append(variable if role is INPUT else item.kind._wrap(data, self._dtype, self))
-        return tuple(values)
+        read = self._read(self._saved, check=True)
+        if not grad_mode.state.grad_enabled:
+            return tuple([data for _, _, data in read])
+        # recording: an input as itself, the output rebuilt with this node as grad_fn
+        return tuple([data if role is OTHER else variable if role is INPUT else item.kind._wrap(data, self._dtype, self)
+                      for item, (role, variable, data) in zip(self._saved, read)])
 
     saved_values = saved_tensors
 
-    def _read(self, item: Any, check: bool = False) -> tuple[str, Any, Any]:
-        """One saved item as it is now: ``(role, the Variable or None, its data)``; with ``check``, raise if
-        it was changed in place since it was saved."""
-        kind = type(item)
-        if kind is SavedOutput:
-            role, variable, counter, expected = OUTPUT, item(), item, 0
-        elif kind is SavedVariable or isinstance(item, VariableBase):
-            variable, expected = item if kind is SavedVariable else (item, 0)
-            role, counter = INPUT, variable._version_counter
-        else:
-            return OTHER, None, item
-        if check and counter is not None and counter.value != expected:
-            raise RuntimeError(messages.modified_in_place(self, role, variable, counter.value, expected))
-        return role, variable, self._output if variable is None else variable.data
+    def _read(self, items: tuple[Any, ...], check: bool = False) -> Iterator[tuple[str, Any, Any]]:
+        """Each saved item as it is now: ``(role, the Variable or None, its data)``; with ``check``, raise if
+        one was changed in place since it was saved."""
+        for item in items:
+            kind = type(item)
+            if kind is SavedOutput:
+                role, variable, counter, expected = OUTPUT, item(), item, 0
+            elif kind is SavedVariable or isinstance(item, VariableBase):
+                variable, expected = item if kind is SavedVariable else (item, 0)
+                role, counter = INPUT, variable._version_counter
+            else:
+                yield OTHER, None, item
+                continue
+            if check and counter is not None and counter.value != expected:
+                raise RuntimeError(messages.modified_in_place(self, role, variable, counter.value, expected))
+            yield role, variable, self._output if variable is None else variable.data
 
     @property
     def needs_input_grad(self) -> tuple[bool, ...]:

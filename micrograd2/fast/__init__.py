@@ -9,7 +9,8 @@
   edge, and the chain's shortcut past the heap.
 
 Every fast path builds exactly what the reference path builds — the same node
-class, ``next_functions``, saved values (through the core's own encoder), dtype,
+class, ``next_functions``, saved values (through the core's own encoder; a Dot
+that keeps every w and x encodes them inline), dtype,
 events and errors — and backward formulas live only in the Functions (a fused
 forward repeats only its Function's arithmetic and what it saves).  The
 reference core never imports this package; an engine chooses it once, at import,

@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 from .. import ieee
 from ..autograd import anomaly, events, grad_mode
-from ..autograd.engine import _creation_order, _encode, gradient_edge
+from ..autograd.engine import SavedVariable, _creation_order, _encode, gradient_edge
 from .recording import one_input
 
 Method = Callable[..., Any]
@@ -100,7 +100,8 @@ def dot(fn: Any, reference: Method, value_class: type, exact_sum: Callable[[Any]
     node_class = fn._node_class
     state = grad_mode.state
     values_only = {value_class}
-    data, needs_grad, dtype_of = (operator.attrgetter(name) for name in ("data", "_requires_grad", "dtype"))
+    data, needs_grad, dtype_of, version_of = (operator.attrgetter(name) for name in
+                                              ("data", "_requires_grad", "dtype", "_version_counter"))
     mixed = mixed_dot(fn, reference, value_class)
 
     def fast_dot(ws: Any, xs: Any, bias: Any = None) -> Any:
@@ -124,16 +125,18 @@ def dot(fn: Any, reference: Method, value_class: type, exact_sum: Callable[[Any]
             ctx = node_class.__new__(node_class)
             ctx._next = tuple([x._accumulator or x.grad_fn or gradient_edge(x) if need else None
                                for x, need in zip(inputs, needs)])
-            if all(needs):  # (a layer's usual case) every w and x is kept
-                kept = args[: 2 * n]
-            else:  # w if its x needs a gradient, x if its w does
-                kept = (*[w if need else None for w, need in zip(args[:n], needs[n : 2 * n])],
-                        *[x if need else None for x, need in zip(args[n : 2 * n], needs[:n])])
             ctx._seq = next(_creation_order)
             ctx._dtype = dtype
             out = ws[0]._wrap(raw, dtype, ctx)
             ctx._output = out.data
-            ctx._saved = _encode(kept, inputs, args, raw, out)
+            if all(needs):  # (a layer's usual case) every w and x kept, inline as _encode keeps them:
+                # each Value itself, or (Value, version) once changed in place (none is the output: raw is new)
+                ctx._saved = tuple([x if c is None else SavedVariable((x, c.value))
+                                    for x, c in zip(inputs[: 2 * n], map(version_of, inputs))])
+            else:  # w if its x needs a gradient, x if its w does
+                kept = (*[w if need else None for w, need in zip(args[:n], needs[n : 2 * n])],
+                        *[x if need else None for x, need in zip(args[n : 2 * n], needs[:n])])
+                ctx._saved = _encode(kept, inputs, args, raw, out)
             if anomaly.enabled:
                 anomaly.remember_forward(ctx)
         if events.listening:
