@@ -27,7 +27,7 @@ from typing import Any, Iterable, Iterator
 from ..dtypes import FLOAT64  # the dtype whose gradients are never rounded
 from . import anomaly, capture, custom, events, grad_mode, hooks, messages
 from .display import FREED, INPUT, OTHER, OUTPUT, BackwardNodeDisplay, NodeDisplay
-from .hooks import HOOKS
+from .hooks import HOOKS, REGISTERED
 
 _creation_order = itertools.count(0.0)  # floats: 24 bytes a node instead of an int's 28
 
@@ -356,7 +356,7 @@ def accumulate_into(variable: Any, grad: Any, node: Any) -> None:
     variable._grad = new
     if events.listening:
         events.emit("accumulate", node=node, variable=variable, old=old, new=new)
-    if HOOKS and node in HOOKS:  # register_post_accumulate_grad_hook
+    if REGISTERED and node in HOOKS:  # register_post_accumulate_grad_hook
         hooks.after_accumulate(node, variable)
 
 
@@ -383,7 +383,7 @@ def run_backward(roots: Iterable[Any], grads: Iterable[Any], retain_graph: bool 
 def _walk_for(engine: Any, captures: Any) -> Any:
     """The speed layer's walk (an engine's ``_unwatched_walk``) for a pass nothing watches (no hooks, tracer,
     anomaly mode, custom Function or ``autograd.grad``); else the reference walk."""
-    watched = captures is not None or events.listening or anomaly.enabled or bool(HOOKS) or bool(custom.LIVE)
+    watched = captures is not None or events.listening or anomaly.enabled or bool(REGISTERED) or bool(custom.LIVE)
     return engine._unwatched_walk if not watched and engine._unwatched_walk is not None else reference_walk
 
 
@@ -464,7 +464,7 @@ class Walk:
     def visit(self, node: Any, grad: Any) -> tuple[Any, ...]:
         """Run ``node`` on its complete gradient ``grad`` (``None``: none reached it); return one gradient
         per input.  The one place where hooks, captures, backward, anomaly checks, events and freeing happen."""
-        if HOOKS and node in HOOKS:  # Variable hooks, retain_grad, prehooks (hooks.py)
+        if REGISTERED and node in HOOKS:  # Variable hooks, retain_grad, prehooks (hooks.py)
             grad = hooks.before_backward(node, grad, node.variable if type(node) is AccumulateGrad else None)
         if self.captures is not None and self.capture(node, grad):  # autograd.grad: its input ends here
             return ()
@@ -478,7 +478,7 @@ class Walk:
             grads = (None,) * len(node._next)
         else:
             grads = checked(node, node._fn.backward(node, grad))
-        if HOOKS and node in HOOKS:  # fn(grad_inputs, grad_outputs) (hooks.py)
+        if REGISTERED and node in HOOKS:  # fn(grad_inputs, grad_outputs) (hooks.py)
             grads = hooks.after_backward(node, grads, grad)
         if events.listening and grad is not None and type(node) is not AccumulateGrad:
             events.emit("visit", node=node, grad_output=grad, grad_inputs=grads, pass_no=self.pass_no)

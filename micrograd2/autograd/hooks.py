@@ -13,7 +13,8 @@ On a node (a ``grad_fn``), with PyTorch's signatures:
 
 Both may return replacements (a tuple of the same length) or ``None``.  All hooks live in one side table,
 ``HOOKS`` (node -> its ``NodeHooks``), not in a slot every node would pay for: the walk looks only when it
-is not empty.
+is not empty (it tests ``REGISTERED``, the plain dict inside: a C-level check, where the weak dictionary's
+own ``len`` is Python code).
 """
 from __future__ import annotations
 
@@ -36,6 +37,7 @@ class NodeHooks:
 
 
 HOOKS: weakref.WeakKeyDictionary[Any, NodeHooks] = weakref.WeakKeyDictionary()
+REGISTERED: dict[Any, NodeHooks] = HOOKS.data  # type: ignore[attr-defined]  # its plain dict: empty, or not
 
 
 class RemovableHandle:
@@ -63,7 +65,7 @@ def add(node: Any, kind: str, hook: Any) -> RemovableHandle:
 
 def tensor_hooks(node: Any) -> list[tuple[int, Any]]:
     """The Variable hooks registered on ``node`` (``(output_nr, fn)`` pairs; empty if none)."""
-    record = HOOKS.get(node) if HOOKS else None
+    record = HOOKS.get(node) if REGISTERED else None
     return record.tensor if record is not None else []
 
 

@@ -13,6 +13,10 @@ from typing import Any, Callable
 from . import grad_mode, hooks
 from .engine import VariableBase, accumulate_into, gradient_edge
 
+HOOK_NEEDS_GRAD = (
+    "cannot register a hook on a tensor that doesn't require gradient\n"
+    "What to do: set requires_grad=True on the leaf first."
+)
 LEAF_IN_PLACE = (
     "a leaf Variable that requires grad is being used in an in-place operation.\n"
     "What to do: wrap the update in `with mg.no_grad():` (as optimizers do), or use an out-of-place op."
@@ -177,19 +181,13 @@ class Variable(VariableBase):
     def register_hook(self, hook: Callable[[Any], Any]) -> hooks.RemovableHandle:
         """Run ``hook(grad)`` when this Variable's gradient is computed; a non-None result replaces it."""
         if not self._requires_grad:
-            raise RuntimeError(
-                "cannot register a hook on a tensor that doesn't require gradient\n"
-                "What to do: set requires_grad=True on the leaf first."
-            )
+            raise RuntimeError(HOOK_NEEDS_GRAD)
         return self._add_hook("tensor", hook)
 
     def register_post_accumulate_grad_hook(self, hook: Callable[[Any], Any]) -> hooks.RemovableHandle:
         """Run ``hook(self)`` on a leaf once backward has accumulated into its ``.grad``."""
         if not self._requires_grad:
-            raise RuntimeError(
-                "cannot register a hook on a tensor that doesn't require gradient\n"
-                "What to do: set requires_grad=True on the leaf first."
-            )
+            raise RuntimeError(HOOK_NEEDS_GRAD)
         if self.grad_fn is not None:
             raise RuntimeError(
                 "post accumulate grad hooks cannot be registered on non-leaf tensors\n"
