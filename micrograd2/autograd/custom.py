@@ -28,6 +28,26 @@ DIRTY_LEAF = (
 )
 
 
+class CustomContext:
+    """The ctx settings only a custom Function uses (a mixin of every node: slot-free, so nodes stay small).
+    Each one is kept on the node, and read by the rules above."""
+
+    __slots__ = ()
+    _materialize, _dirty, _non_differentiable = True, (), ()  # what a node has if forward sets none
+
+    def mark_non_differentiable(self, *outputs: Any) -> None:
+        """These outputs of a custom Function do not require grad."""
+        self._non_differentiable = outputs  # type: ignore[misc]
+
+    def mark_dirty(self, *inputs: Any) -> None:
+        """Forward changed these inputs in place: each Variable becomes the output."""
+        self._dirty = inputs  # type: ignore[misc]
+
+    def set_materialize_grads(self, value: bool) -> None:
+        """Whether ``backward`` receives zeros (True, the default) or ``None`` for an output with no gradient."""
+        self._materialize = bool(value)  # type: ignore[misc]
+
+
 def outputs(ctx: Any, raw: Any, inputs: tuple[Any, ...], args: tuple[Any, ...], template: Any, dtype: Any,
             recording: bool, remember: Callable[..., None]) -> Any:
     """The Variables ``apply`` returns for what ``forward`` returned (``raw``: one result, or a tuple of them),

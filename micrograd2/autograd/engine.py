@@ -220,26 +220,25 @@ def _encode(items: tuple[Any, ...], inputs: tuple[Any, ...], args: tuple[Any, ..
     """What the node keeps for the ``items`` forward saved (NOTE [Saved values]); ``args[k]`` is what
     forward received for ``inputs[k]``: an item is looked for at its own position, then among all."""
     saved: list[Any] = []
-    for j, item in enumerate(items):  # the result is looked for first: relu may return its input's very float
-        k = j if j < len(args) and args[j] is item else next((k for k, a in enumerate(args) if a is item), -1)
-        x = inputs[k] if k >= 0 else None
-        if item is result:  # (the output's version counter too)
-            output._version_counter = output._version_counter or SavedOutput(output)
-            saved.append(output._version_counter)
-        elif item is None or not isinstance(x, VariableBase):
-            saved.append(item)
-        else:
-            saved.append(x if x._version_counter is None else SavedVariable((x, x._version_counter.value)))
+    for j, item in enumerate(items):
+        if item is result:  # looked for first: relu may return its input's very float (it is the output's)
+            item = output._version_counter = output._version_counter or SavedOutput(output)
+        elif item is not None:
+            k = j if j < len(args) and args[j] is item else next((k for k, a in enumerate(args) if a is item), -1)
+            x = inputs[k] if k >= 0 else None
+            if isinstance(x, VariableBase):
+                item = x if x._version_counter is None else SavedVariable((x, x._version_counter.value))
+        saved.append(item)
     return tuple(saved)
 
 
-class BackwardNode(BackwardNodeDisplay, Node):
-    """The node of a ``Function``: it is the ``ctx`` of that Function's ``forward`` and ``backward``."""
+class BackwardNode(custom.CustomContext, BackwardNodeDisplay, Node):
+    """The node of a ``Function``: it is the ``ctx`` of that Function's ``forward`` and ``backward``
+    (a custom Function's ctx settings, ``mark_dirty`` and the like, are custom.py's ``CustomContext``)."""
 
     __slots__ = ("_output",)
     _output: Any  # the data of the Variable this node made
     _fn: Any = None  # the Function class this node runs
-    _materialize, _dirty, _non_differentiable = True, (), ()  # a custom Function's ctx settings (custom.py)
 
     # -- the ctx interface ------------------------------------------------------
     def save_for_backward(self, *items: Any) -> None:
@@ -282,18 +281,6 @@ class BackwardNode(BackwardNodeDisplay, Node):
     def needs_input_grad(self) -> tuple[bool, ...]:
         """For each forward input: does it need a gradient?"""
         return tuple(n is not None for n in self._next)
-
-    def mark_non_differentiable(self, *outputs: Any) -> None:
-        """These outputs of a custom Function do not require grad (custom.py)."""
-        self._non_differentiable = outputs  # type: ignore[misc]
-
-    def mark_dirty(self, *inputs: Any) -> None:
-        """Forward changed these inputs in place: each Variable becomes the output (custom.py)."""
-        self._dirty = inputs  # type: ignore[misc]
-
-    def set_materialize_grads(self, value: bool) -> None:
-        """Whether ``backward`` receives zeros (True, the default) or ``None`` for an output with no gradient."""
-        self._materialize = bool(value)  # type: ignore[misc]
 
     def __call__(self, *grad_outputs: Any) -> Any:
         """Run this node's backward on ``grad_outputs`` (as ``grad_fn(grad)`` in PyTorch)."""
