@@ -82,17 +82,20 @@ def micrograd_step(model: Any, xs: list[list[float]], ys: list[float], lr: float
     return step
 
 
-def interleaved(fns: dict[str, Callable[[], Any]], repeats: int) -> dict[str, list[float]]:
-    """Seconds per call of each fn in each round, calling them in turn (so load hits all alike)."""
+def interleaved(fns: dict[str, Callable[[], Any]], repeats: int, warmup: int = 1,
+                clock: Callable[[], float] = time.perf_counter, pause: float = 0.0) -> dict[str, list[float]]:
+    """Seconds per call of each fn in each of ``repeats`` rounds, calling them in turn (so load hits all
+    alike), after ``warmup`` untimed rounds; ``pause`` seconds before each call (another library's worker
+    threads stop spinning), timed by ``clock``."""
     times: dict[str, list[float]] = {k: [] for k in fns}
-    for fn in fns.values():
-        fn()  # warm up
-    for _ in range(repeats):
+    for i in range(warmup + repeats):
         for name, fn in fns.items():
             gc.collect()  # start each timed call from a clean heap: no one pays for the other's garbage
-            t0 = time.perf_counter()
+            time.sleep(pause)
+            t0 = clock()
             fn()
-            times[name].append(time.perf_counter() - t0)
+            if i >= warmup:
+                times[name].append(clock() - t0)
     return times
 
 

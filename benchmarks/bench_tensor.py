@@ -31,7 +31,8 @@ import sys
 import time
 from typing import Any, Callable
 
-from bench_scalar import paired_ratios  # (this script's own folder is on sys.path)
+import bench_scalar  # (this script's own folder is on sys.path)
+from bench_scalar import paired_ratios
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LAYERS = (784, 512, 512, 10)
@@ -83,18 +84,9 @@ def interleaved(fns: dict[str, Callable[[], Any]], reps: int, warmup: int = 2) -
 
 
 def rounds(fns: dict[str, Callable[[], Any]], reps: int, warmup: int = 2) -> dict[str, list[float]]:
-    """Seconds of each function in each of ``reps`` rounds (after ``warmup``); they take turns in a round."""
-    times: dict[str, list[float]] = {name: [] for name in fns}
-    for i in range(warmup + reps):
-        for name, fn in fns.items():
-            gc.collect()
-            time.sleep(0.02)  # let the other library's worker threads stop spinning before we start
-            start = CLOCK()
-            fn()
-            elapsed = CLOCK() - start
-            if i >= warmup:
-                times[name].append(elapsed)
-    return times
+    """Seconds of each function in each of ``reps`` rounds (after ``warmup``); they take turns in a round,
+    each after a short pause (the other library's worker threads stop spinning), timed by ``CLOCK``."""
+    return bench_scalar.interleaved(fns, reps, warmup, clock=CLOCK, pause=0.02)
 
 
 def per_call(fn: Callable[[], Any], n: int, rounds: int = 7) -> float:

@@ -209,8 +209,7 @@ class SavedOutput(weakref.ref):  # type: ignore[type-arg]
 
     __slots__ = ("value", "kind")
 
-    def __init__(self, output: Any) -> None:
-        super().__init__(output)  # type: ignore[call-arg]
+    def __init__(self, output: Any) -> None:  # (weakref.ref's __new__ has set the referent)
         self.value = 0
         self.kind = type(output)
 

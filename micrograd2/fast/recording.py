@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..autograd import anomaly, events, grad_mode
-from ..autograd.engine import _creation_order, _encode, gradient_edge
+from ..autograd.engine import SavedOutput, _creation_order, _encode, gradient_edge
 
 Method = Callable[..., Any]
 
@@ -81,8 +81,12 @@ def one_input(fn: Any, reference: Method) -> Method:
             ctx._dtype = dtype
             out = x._wrap(raw, dtype, ctx)
             ctx._output = out.data
-            if ctx._saved:
-                ctx._saved = _encode(ctx._saved, (x,), (data,), raw, out)
+            saved = ctx._saved
+            if len(saved) == 1 and saved[0] is raw:  # the output alone (relu, exp…), as _encode keeps it
+                out._version_counter = out._version_counter or SavedOutput(out)
+                ctx._saved = (out._version_counter,)
+            elif saved:
+                ctx._saved = _encode(saved, (x,), (data,), raw, out)
             if anomaly.enabled:
                 anomaly.remember_forward(ctx)
         if events.listening:
