@@ -46,6 +46,31 @@ class SumAndProduct(mg.Function):
         return g_sum + g_product * b, g_sum + g_product * a
 
 
+class SquareAndDouble(mg.Function):
+    """y = 2x² (the article's custom Function), for Values and Tensors alike."""
+
+    @staticmethod
+    def forward(ctx: Any, x: Any) -> Any:
+        ctx.save_for_backward(x)
+        return 2 * x * x
+
+    @staticmethod
+    def backward(ctx: Any, grad_output: Any) -> Any:
+        (x,) = ctx.saved_tensors
+        return grad_output * 4 * x
+
+
+def block2_trace() -> Any:
+    """A trace of the article's block 2: z = Σ xᵢ·wᵢ with x = [2, 3], w = [4, 5], and z.backward()."""
+    with mg.trace() as t:
+        x = [mg.Value(2.0, requires_grad=True, label="x[0]"), mg.Value(3.0, requires_grad=True, label="x[1]")]
+        w = [mg.Value(4.0, requires_grad=True, label="w[0]"), mg.Value(5.0, requires_grad=True, label="w[1]")]
+        z = mg.sum(a * b for a, b in zip(x, w))
+        z.label = "z"
+        z.backward()
+    return t
+
+
 @pytest.fixture
 def block1() -> dict[str, Any]:
     """The article's block 1 on scalars: z = Σ xᵢ·wᵢ with x = [2, 3], w = [4, 5]."""

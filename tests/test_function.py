@@ -2,20 +2,9 @@
 from __future__ import annotations
 
 import pytest
+from conftest import SquareAndDouble
 
 import micrograd2 as mg
-
-
-class SquareAndDouble(mg.Function):
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return 2 * x * x
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        (x,) = ctx.saved_tensors
-        return grad_output * 4 * x
 
 
 def test_article_block_5_square_and_double() -> None:

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import io
 import logging
-from typing import Any, Callable
+from typing import Callable
 
 import numpy as np
 import pytest
+from conftest import SquareAndDouble, block2_trace
 
 import micrograd2 as mg
 from micrograd2.tracing import Pass, TraceEvent
@@ -33,16 +34,6 @@ step 3   MulBackward0     x[0]·w[0] = 8.0   upstream 1.0
         AccumulateGrad  x[0].grad: None → 4.0
         AccumulateGrad  w[0].grad: None → 2.0
 pass 1 done: 3 steps; x[1].grad = 5.0, w[1].grad = 3.0, x[0].grad = 4.0, w[0].grad = 2.0"""
-
-
-def block2_trace() -> Any:
-    with mg.trace() as t:
-        x = [mg.Value(2.0, requires_grad=True, label="x[0]"), mg.Value(3.0, requires_grad=True, label="x[1]")]
-        w = [mg.Value(4.0, requires_grad=True, label="w[0]"), mg.Value(5.0, requires_grad=True, label="w[1]")]
-        z = mg.sum(a * b for a, b in zip(x, w))
-        z.label = "z"
-        z.backward()
-    return t
 
 
 def test_block2_narration_line_by_line() -> None:
@@ -83,18 +74,6 @@ def test_unknown_verbosity_is_refused() -> None:
 
 
 # -- every op explains its local derivative, with numbers ----------------------------------------
-class SquareAndDouble(mg.Function):
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return 2 * x * x
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        (x,) = ctx.saved_tensors
-        return grad_output * 4 * x
-
-
 def _zeroed(a: mg.Value, b: mg.Value) -> mg.Value:
     c = a * 1.0
     c.zero_()

@@ -18,6 +18,7 @@ import warnings
 from pathlib import Path
 
 import pytest
+from conftest import block2_trace
 
 import micrograd2 as mg
 from micrograd2.tracing import Tracer
@@ -27,16 +28,6 @@ from micrograd2.viz.stepper import MAX_FRAMES
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 CHROMEDRIVER = shutil.which("chromedriver") or (
     "/usr/bin/chromedriver" if os.path.exists("/usr/bin/chromedriver") else None)
-
-
-def block2_trace() -> Tracer:
-    with mg.trace() as t:
-        x = [mg.Value(2.0, requires_grad=True, label="x[0]"), mg.Value(3.0, requires_grad=True, label="x[1]")]
-        w = [mg.Value(4.0, requires_grad=True, label="w[0]"), mg.Value(5.0, requires_grad=True, label="w[1]")]
-        z = mg.sum(a * b for a, b in zip(x, w))
-        z.label = "z"
-        z.backward()
-    return t
 
 
 def mlp_trace() -> Tracer:

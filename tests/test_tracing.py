@@ -14,7 +14,7 @@ import weakref
 
 import numpy as np
 import pytest
-from conftest import SumAndProduct
+from conftest import SquareAndDouble, SumAndProduct
 
 import micrograd2 as mg
 from micrograd2.autograd import events
@@ -30,18 +30,6 @@ def block2() -> tuple[Tracer, list[mg.Value], list[mg.Value], mg.Value]:
         z.label = "z"
         z.backward()
     return t, x, w, z
-
-
-class SquareAndDouble(mg.Function):
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return 2 * x * x
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        (x,) = ctx.saved_tensors
-        return grad_output * 4 * x
 
 
 def summary(e: TraceEvent) -> tuple:

@@ -266,9 +266,11 @@ class BackwardNode(custom.CustomContext, BackwardNodeDisplay, Node):
             kind = type(item)
             if kind is SavedOutput:
                 role, variable, counter, expected = OUTPUT, item(), item, 0
-            elif kind is SavedVariable or isinstance(item, VariableBase):
-                variable, expected = item if kind is SavedVariable else (item, 0)
-                role, counter = INPUT, variable._version_counter
+            elif kind is SavedVariable:  # (variable, its version when saved)
+                role, (variable, expected) = INPUT, item
+                counter = variable._version_counter
+            elif isinstance(item, VariableBase):
+                role, variable, counter, expected = INPUT, item, item._version_counter, 0
             else:
                 yield OTHER, None, item
                 continue
