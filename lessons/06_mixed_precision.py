@@ -39,7 +39,10 @@ import math
 import warnings
 
 import micrograd2 as mg
+from micrograd2.lessons import torch_amp  # PyTorch's side of the experiments, run live
+from micrograd2.lessons.measure import above_the_leaves
 from micrograd2.lessons.tools import check, error_of, live, live_torch, raises, section, show_graph, summary
+from micrograd2.lessons.torch_amp import documented_scales, dtype_name, fp16_autocast, grad_scaler
 
 torch = live_torch()  # PyTorch when it is installed: the same experiments then run on it, live
 print("PyTorch:", torch.__version__ if torch else "not installed (checks use its recorded output)")
@@ -97,16 +100,11 @@ for v, half in zip(numbers, in_float16):
 # of them. This is rounding, not a "flush to zero" of everything below 2⁻²⁴.
 
 # %%
-def torch_float16(v):
-    """``v`` converted to float16 by PyTorch, live."""
-    return torch.tensor(v, dtype=torch.float64).to(torch.float16).item()
-
-
 RECORDED_FP16 = {0.1: "0.0999755859375", 65504.0: "65504.0", 65536.0: "inf", 2.0 ** -24: "5.960464477539063e-08",
                  4e-8: "5.960464477539063e-08", 3e-8: "5.960464477539063e-08", 2.0 ** -25: "0.0", 1e-8: "0.0"}
 for v, half in zip(numbers, in_float16):
     check(f"{v!r} in float16 (nearest, ties to even)", half, nearest_float16(v),
-          pytorch=live(torch_float16(v)) if torch else RECORDED_FP16.get(v))
+          pytorch=live(torch_amp.to_float16(v)) if torch else RECORDED_FP16.get(v))
 
 # %% [markdown]
 # bfloat16 is the other 16-bit format: 8 significant bits only, but float32's exponent range, so 1e-8 is
@@ -147,26 +145,12 @@ print("w.grad =", w.grad, "(the true gradient is 1e-8)")
 # %% [markdown]
 # PyTorch, live: a `Linear(1, 1)` with weight 0.5 under CPU autocast. Its CPU autocast keeps `sum` in
 # float16 (its lists differ from CUDA's, see part 5), so the float32 sum of CUDA's list is written by hand
-# there with `.float()`. The function returns `[w.grad after backward, w.grad after unscale_]`.
+# there with `.float()`. `torch_amp.small_gradient` (from `lessons/torch_amp.py`, where PyTorch's side of the
+# experiments is) returns `[w.grad after backward, w.grad after unscale_]`.
 
 # %%
-def torch_small_gradient(dtype, scaled):
-    """PyTorch, live: [w.grad after backward, after unscale_] for the loss 1e-8·(w·1), the product in ``dtype``."""
-    linear = torch.nn.Linear(1, 1, bias=False)
-    with torch.no_grad():
-        linear.weight.fill_(0.5)
-    optimizer = torch.optim.SGD(linear.parameters(), lr=1.0)
-    scaler = torch.amp.GradScaler("cpu", enabled=scaled)
-    with torch.autocast("cpu", dtype=dtype):
-        loss = linear(torch.ones(1, 1)).float().sum() * 1e-8
-    scaler.scale(loss).backward()
-    before = linear.weight.grad.item()
-    scaler.unscale_(optimizer)  # does nothing when the scaler is disabled
-    return [before, linear.weight.grad.item()]
-
-
 check("w.grad without a scaler: 1e-8 rounded to float16", w.grad, nearest_float16(1e-8),
-      pytorch=live(torch_small_gradient(torch.float16, scaled=False)[1]) if torch else "w.grad = 0.0")
+      pytorch=live(torch_amp.small_gradient(torch.float16, scaled=False)[1]) if torch else "w.grad = 0.0")
 
 # %% [markdown]
 # The GradScaler multiplies the loss by 2¹⁶ = 65536 before backward, so every gradient on the way is 65536
@@ -188,7 +172,7 @@ print("unscaled w.grad =", w.grad)
 
 # %%
 if torch:
-    theirs = torch_small_gradient(torch.float16, scaled=True)
+    theirs = torch_amp.small_gradient(torch.float16, scaled=True)
 check("scaled w.grad: 1e-8·65536 rounded to float16", scaled, nearest_float16(1e-8 * 65536),
       pytorch=live(theirs[0]) if torch else "0.0006551742553710938")
 check("unscaled w.grad: that ÷ 65536 (exact in float32)", w.grad, nearest_float16(1e-8 * 65536) / 65536,
@@ -208,38 +192,21 @@ with mg.autocast(dtype="bfloat16"):
 loss.backward()
 print("bfloat16, no scaler: w.grad =", w.grad)
 check("w.grad in bfloat16 without a scaler: 1e-8 rounded to bfloat16", w.grad, nearest_bfloat16(1e-8),
-      pytorch=live(torch_small_gradient(torch.bfloat16, scaled=False)[1]) if torch else "1.0011717677116394e-08")
+      pytorch=live(torch_amp.small_gradient(torch.bfloat16, scaled=False)[1]) if torch else "1.0011717677116394e-08")
 
 # %% [markdown]
 # ## Skipped steps and the dynamic scale
 #
 # A scale too large makes some gradient overflow to inf (or NaN). `scaler.step` then skips the update (the
 # parameters are not touched) and `update()` halves the scale. After `growth_interval` clean steps in a row
-# (2000 by default) it doubles it. PyTorch documents that rule; the lesson writes it down as a function to
-# derive what to expect, and runs the real scalers on micrograd2 and on PyTorch with the same code.
+# (2000 by default) it doubles it. PyTorch documents that rule; `documented_scales` (in `lessons/torch_amp.py`)
+# writes it down as a function to derive what to expect, and the lesson runs the real scalers on micrograd2
+# and on PyTorch with the same code.
 
 # %%
 section("4. Skipped steps and the dynamic scale")
 
 
-def documented_scales(init_scale, growth_interval, gradients):
-    """PyTorch's documented rule: [(step taken?, scale after update())] for one step per gradient."""
-    scale, clean, result = init_scale, 0, []
-    for g in gradients:
-        finite = math.isfinite(g * scale)
-        clean = clean + 1 if finite else 0
-        scale = scale * 0.5 if not finite else scale * 2 if clean == growth_interval else scale
-        clean = 0 if clean == growth_interval else clean
-        result.append((finite, scale))
-    return result
-
-
-def grad_scaler(lib, **options):
-    """A GradScaler of ``lib`` (micrograd2, or PyTorch's for the CPU) with ``options``."""
-    return torch.amp.GradScaler("cpu", **options) if lib is torch else mg.GradScaler(**options)
-
-
-# %%
 def amp_steps(lib, gradients, **options):
     """[(did p change?, the scale after update())] for one step per gradient, the loss being p·gradient."""
     p = lib.tensor(1.0, requires_grad=True)
@@ -301,32 +268,12 @@ print("y = w·x + b:", y.dtype, "| relu, sigmoid, +, *:", [v.dtype for v in afte
 print("exp, log, sum, **:", [v.dtype for v in fp32_list], "| mse_loss:", mse.dtype, "| w:", ws[0].dtype)
 
 # %% [markdown]
-# PyTorch, live, with the same weights in a `Linear(2, 1)`:
+# PyTorch, live, with the same weights in a `Linear(2, 1)` (`torch_amp.dtypes`: the dtypes of y, of relu,
+# sigmoid, +, * of y, of exp, log, sum, softmax of y, of mse_loss and of the weight):
 
 # %%
-def dtype_name(t):
-    """A dtype as micrograd2 spells it: PyTorch's ``torch.float16`` is ``"float16"``."""
-    return str(t.dtype).replace("torch.", "")
-
-
-def torch_dtypes(weights, bias, inputs):
-    """PyTorch under CPU autocast: the dtypes of y = linear(x), of relu, sigmoid, +, * of y, of
-    [exp, log, sum, softmax] of y, of mse_loss(y, 0) and of the weight."""
-    linear = torch.nn.Linear(len(weights), 1)
-    with torch.no_grad():
-        linear.weight.copy_(torch.tensor([weights]))
-        linear.bias.fill_(bias)
-    with torch.autocast("cpu", dtype=torch.float16):
-        y = linear(torch.tensor([inputs]))
-        after = [y.relu(), y.sigmoid(), y + 1, y * 2]
-        cpu_lists = [y.exp(), y.log(), y.sum(), y.softmax(-1)]
-        mse = torch.nn.functional.mse_loss(y, torch.zeros_like(y))
-    return (dtype_name(y), [dtype_name(t) for t in after], [dtype_name(t) for t in cpu_lists], dtype_name(mse),
-            dtype_name(linear.weight))
-
-
 if torch:
-    t_y, t_after, t_cpu_lists, t_mse, t_weight = torch_dtypes(weights, bias, inputs)
+    t_y, t_after, t_cpu_lists, t_mse, t_weight = torch_amp.dtypes(weights, bias, inputs)
     print("PyTorch (CPU autocast): y", t_y, "| relu, sigmoid, +, *:", t_after, "| exp, log, sum, softmax:",
           t_cpu_lists, "| mse_loss:", t_mse, "| weight:", t_weight)
 
@@ -369,17 +316,8 @@ print("binary_cross_entropy_with_logits(y, 1):", bce.item(), bce.dtype)
 # engines agree on the with-logits form, which is the one to use under autocast anyway:
 
 # %%
-def torch_bce_under_autocast(logit):
-    """PyTorch under CPU autocast: (the error binary_cross_entropy raises or None, the with-logits loss)."""
-    z = torch.tensor([logit], dtype=torch.float16)
-    with torch.autocast("cpu", dtype=torch.float16):
-        error = error_of(lambda: torch.nn.functional.binary_cross_entropy(z.sigmoid(), torch.ones(1)))
-        with_logits = torch.nn.functional.binary_cross_entropy_with_logits(z, torch.ones(1))
-    return error.value, with_logits
-
-
 if torch:
-    t_error, t_bce = torch_bce_under_autocast(y.item())
+    t_error, t_bce = torch_amp.bce_under_autocast(y.item())
     print("PyTorch CPU autocast: binary_cross_entropy raises:", t_error, "| with logits:", t_bce)
     check("PyTorch's CPU autocast runs binary_cross_entropy", t_error, None, pytorch=live(t_error))
 check("binary_cross_entropy_with_logits(y, 1) = log(1 + e^−y), in float32", [bce.item(), bce.dtype],
@@ -395,23 +333,8 @@ check("binary_cross_entropy_with_logits(y, 1) = log(1 + e^−y), in float32", [b
 show_graph(mse, "mse_loss(w·x + b, 0) under autocast:")
 
 # %% [markdown]
-# The same in PyTorch's graph, live: the node right above each parameter's `AccumulateGrad` is a cast.
-
-# %%
-def above_the_leaves(root):
-    """The names of the nodes right above each AccumulateGrad of ``root``'s graph (walked without recursion)."""
-    names, seen, stack = set(), set(), [root.grad_fn]
-    while stack:
-        node = stack.pop()
-        if node is None or id(node) in seen:
-            continue
-        seen.add(id(node))
-        for child, _ in node.next_functions:
-            if child is not None and child.name().endswith("AccumulateGrad"):
-                names.add(node.name())
-            stack.append(child)
-    return sorted(names)
-
+# The same in PyTorch's graph, live: the node right above each parameter's `AccumulateGrad` is a cast
+# (`above_the_leaves`, from `lessons/measure.py`, walks either library's graph).
 
 # %%
 if torch:
@@ -435,11 +358,6 @@ check("every parameter reaches the product through a cast", above_the_leaves(mse
 
 # %%
 section("6. The 2¹⁶ trap, and where a float32 loss stops helping")
-
-
-def fp16_autocast(lib):
-    """float16 autocast of ``lib``: micrograd2's, or PyTorch's CPU autocast."""
-    return torch.autocast("cpu", dtype=torch.float16) if lib is torch else mg.autocast(dtype="float16")
 
 
 def two_amp_steps(lib, y0, float32_loss):

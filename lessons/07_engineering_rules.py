@@ -20,11 +20,12 @@
 
 # %%
 import math
-import time
 
 import numpy as np
 
 import micrograd2 as mg
+from micrograd2.lessons import torch_amp  # PyTorch's side of the experiments, run live
+from micrograd2.lessons.measure import best_times, graph_nodes, kept_bytes, torch_kept_bytes
 from micrograd2.lessons.tools import check, error_of, live, live_torch, raises, section, show_graph, summary
 
 torch = live_torch()  # PyTorch when it is installed: the same experiments then run on it, live
@@ -128,23 +129,11 @@ check(".grad after 4 steps = the sum of the 4 batch gradients", [p.grad for p in
 # Takeaway 2 promises "~50% activation memory saved, 30-50% faster". PyTorch publishes no such figure (D14).
 # What `no_grad` saves is the values the graph keeps for backward (the activations), all of them; what that
 # is worth depends on the model. First on this lesson's scalar MLP: evaluation in grad mode records a graph
-# for every prediction, and keeps it as long as the predictions live.
+# for every prediction, and keeps it as long as the predictions live (`graph_nodes`, from `lessons/measure.py`,
+# counts the nodes they keep alive).
 
 # %%
 section("3. Rule 2: what no_grad saves, measured")
-
-
-def graph_nodes(outputs):
-    """The grad_fn nodes the outputs keep alive (walked without recursion)."""
-    seen, stack = set(), [o.grad_fn for o in outputs if o.grad_fn is not None]
-    while stack:
-        node = stack.pop()
-        if node is not None and node not in seen:
-            seen.add(node)
-            stack.extend(n for n, _ in node.next_functions)
-    return seen
-
-
 tracked = [model(x) for x in X]
 with mg.no_grad():
     untracked = [model(x) for x in X]
@@ -179,27 +168,9 @@ def forward(layers, x):
 x_batch = np.random.default_rng(0).normal(size=(BATCH, WIDTH)).astype(np.float32)
 layers = make_mlp(mg, WIDTH, DEPTH)
 
-# %%
-def kept_bytes(output, parameters):
-    """Bytes of the arrays ``output``'s graph keeps for backward (parameters left out):
-    (counted once per storage, counted once per node that saved it)."""
-    skip = {id(p.data) for p in parameters}
-    storages, per_node, seen, stack = {}, 0, set(), [output.grad_fn]
-    while stack:
-        node = stack.pop()
-        if node is None or id(node) in seen:
-            continue
-        seen.add(id(node))
-        stack.extend(n for n, _ in node.next_functions)
-        for item in getattr(node, "saved", ()):
-            array = item.data if isinstance(item, mg.Tensor) else item  # a saved input, or an output's array
-            while isinstance(array, np.ndarray) and array.base is not None:
-                array = array.base                              # a view: count the storage it looks into
-            if isinstance(array, np.ndarray) and id(array) not in skip:
-                storages[id(array)] = array.nbytes
-                per_node += array.nbytes
-    return sum(storages.values()), per_node
-
+# %% [markdown]
+# `kept_bytes` (from `lessons/measure.py`) walks the graph and adds up the arrays its nodes saved, once per
+# storage (a view counts as the array it looks into) and once per node that saved it; parameters left out.
 
 # %%
 parameters = [p for layer in layers for p in layer.parameters()]
@@ -211,26 +182,15 @@ print(f"micrograd2, batch {BATCH}: grad mode keeps {kept[0] / MIB} MiB ({kept[1]
 
 # %% [markdown]
 # PyTorch, live: its saved tensors are counted with `torch.autograd.graph.saved_tensors_hooks`, which sees
-# each tensor a node saves.
+# each tensor a node saves (`torch_kept_bytes`, in bytes: shown here in MiB).
 
 # %%
-def torch_kept_bytes(layers, x, grad_mode):
-    """(MiB counted once per storage, MiB counted per saving node) of what PyTorch's graph keeps, parameters
-    left out."""
-    params = {p.untyped_storage().data_ptr() for layer in layers for p in layer.parameters()}
-    saved = []
-    with torch.autograd.graph.saved_tensors_hooks(lambda t: saved.append(t) or t, lambda t: t):
-        with torch.set_grad_enabled(grad_mode):
-            forward(layers, x)
-    kept = [t for t in saved if t.untyped_storage().data_ptr() not in params]
-    storages = {t.untyped_storage().data_ptr(): t.untyped_storage().nbytes() for t in kept}
-    return sum(storages.values()) / MIB, sum(t.numel() * t.element_size() for t in kept) / MIB
-
-
 if torch:
-    t_layers = make_mlp(torch, WIDTH, DEPTH)
-    t_kept = torch_kept_bytes(t_layers, torch.from_numpy(x_batch), grad_mode=True)
-    t_kept_no_grad = torch_kept_bytes(t_layers, torch.from_numpy(x_batch), grad_mode=False)
+    t_layers, t_x = make_mlp(torch, WIDTH, DEPTH), torch.from_numpy(x_batch)
+    t_parameters = [p for layer in t_layers for p in layer.parameters()]
+    t_forward = lambda: forward(t_layers, t_x)
+    t_kept = [b / MIB for b in torch_kept_bytes(t_forward, t_parameters, grad_mode=True)]
+    t_kept_no_grad = [b / MIB for b in torch_kept_bytes(t_forward, t_parameters, grad_mode=False)]
     print(f"PyTorch, batch {BATCH}: grad mode keeps {t_kept[0]} MiB ({t_kept[1]} MiB counted per node); "
           f"no_grad keeps {t_kept_no_grad[0]} MiB")
 
@@ -245,20 +205,10 @@ check("no_grad keeps nothing", kept_no_grad[0], 0, pytorch=live(t_kept_no_grad[0
 # %% [markdown]
 # Whether that is "~50%" of the memory depends on everything else in memory: here the weights alone are
 # 24 MiB, and the saving grows with the batch. Time, measured live: one forward pass with and without
-# `no_grad`, best of several runs, for this big MLP and for a small one (4 layers of 16 units, batch 4).
+# `no_grad`, best of several runs (`best_times`, from `lessons/measure.py`, takes the two in turns), for this
+# big MLP and for a small one (4 layers of 16 units, batch 4).
 
 # %%
-def best_times(run, repeats):
-    """The best time (seconds) of ``run(grad_mode)`` for grad_mode True and False, taken in turns."""
-    times = {True: math.inf, False: math.inf}
-    for _ in range(repeats):
-        for grad_mode in (True, False):
-            start = time.perf_counter()
-            run(grad_mode)
-            times[grad_mode] = min(times[grad_mode], time.perf_counter() - start)
-    return times[True], times[False]
-
-
 def time_forward(lib, width, depth, batch, repeats):
     """(grad mode, no_grad) forward time of a ``depth`` × ``width`` MLP of ``lib`` at ``batch``."""
     layers = make_mlp(lib, width, depth)
@@ -430,29 +380,14 @@ print(f"true gradient norm {true_norm:.6g}, max_norm {MAX_NORM}")
 print(f"norm the step uses: unscale_ then clip {right:.6g} | clip then unscale_ {wrong:.6g}")
 
 # %% [markdown]
-# PyTorch, live, with the same scaled gradients, in either order:
-
-# %%
-def torch_clipped(scaled_grads, unscale_first, max_norm):
-    """PyTorch: the norm of the gradients after unscale_ and clip_grad_norm_ in the given order."""
-    params = [torch.nn.Parameter(torch.zeros((), dtype=torch.float64)) for _ in scaled_grads]
-    for p, g in zip(params, scaled_grads):
-        p.grad = torch.tensor(g, dtype=torch.float64)
-    optimizer, scaler = torch.optim.SGD(params, lr=0.1), torch.amp.GradScaler("cpu")
-    scaler.scale(torch.ones(()))  # the first scale() sets the scale (65536), as in a real step
-    if unscale_first:
-        scaler.unscale_(optimizer)
-    torch.nn.utils.clip_grad_norm_(params, max_norm)
-    if not unscale_first:
-        scaler.unscale_(optimizer)
-    return grad_norm(p.grad.item() for p in params)
-
+# PyTorch, live, with the same scaled gradients, in either order (`torch_amp.clipped`: the norm of the
+# gradients after `unscale_` and `clip_grad_norm_` in the given order):
 
 # %%
 check("unscale_ then clip: the step's gradient norm is max_norm", right, MAX_NORM, rel=1e-4,
-      pytorch=live(torch_clipped(scaled, True, MAX_NORM)) if torch else "0.01")
+      pytorch=live(torch_amp.clipped(scaled, True, MAX_NORM)) if torch else "0.01")
 check("clip then unscale_: the step's gradient norm is max_norm / 65536", wrong, MAX_NORM / 65536, rel=1e-4,
-      pytorch=live(torch_clipped(scaled, False, MAX_NORM)) if torch else "1.5259e-07")
+      pytorch=live(torch_amp.clipped(scaled, False, MAX_NORM)) if torch else "1.5259e-07")
 
 # %% [markdown]
 # "65536 times too small" holds only when the true norm is at least max_norm, as here. If it is below, the
@@ -468,7 +403,8 @@ print(f"max_norm {loose:.6g}: unscale_ then clip {right_loose:.6g} | clip then u
       f" | too small by {right_loose / wrong_loose:.6g}")
 check("max_norm above the true norm: too small by true norm × 65536 / max_norm", right_loose / wrong_loose,
       true_norm * 65536 / loose, rel=1e-4,
-      pytorch=live(torch_clipped(scaled, True, loose) / torch_clipped(scaled, False, loose)) if torch else "6553.6")
+      pytorch=live(torch_amp.clipped(scaled, True, loose) / torch_amp.clipped(scaled, False, loose)) if torch
+      else "6553.6")
 
 # %% [markdown]
 # ## Rule 7, as it really is

@@ -59,22 +59,6 @@ def test_binary_op_value_and_gradients_match_central_difference(name: str) -> No
     assert b.grad == pytest.approx(central_difference(f_float, [1.7, 0.6], 1), rel=1e-6)
 
 
-def test_sum_and_dot_are_one_node_each_with_gradient_per_input() -> None:
-    w = [mg.Value(v, requires_grad=True) for v in (1.0, -2.0, 3.0)]
-    x = [mg.Value(v, requires_grad=True) for v in (0.5, 0.25, -1.0)]
-    b = mg.Value(0.1, requires_grad=True)
-    y = mg.dot(w, x, b)
-    assert y.grad_fn.name() == "DotBackward0"
-    assert len(y.grad_fn.next_functions) == 7
-    assert y.data == pytest.approx(0.5 - 0.5 - 3.0 + 0.1)
-    y.backward()
-    assert [v.grad for v in w] == [0.5, 0.25, -1.0]
-    assert [v.grad for v in x] == [1.0, -2.0, 3.0]
-    assert b.grad == 1.0
-    s = mg.sum(w)
-    assert s.grad_fn.name() == "SumBackward0" and len(s.grad_fn.next_functions) == 3
-
-
 def test_dot_rejects_sequences_of_different_lengths() -> None:
     with pytest.raises(ValueError, match="same length"):
         mg.dot([mg.Value(1.0)], [1.0, 2.0])

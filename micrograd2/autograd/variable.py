@@ -10,6 +10,7 @@ from __future__ import annotations
 import warnings
 from typing import Any, Callable
 
+from ..dtypes import BFLOAT16, FLOAT16, FLOAT32, FLOAT64
 from . import grad_mode, hooks
 from .engine import VariableBase, accumulate_into, gradient_edge
 
@@ -258,3 +259,20 @@ class Variable(VariableBase):
         from ..viz import repr_svg  # diagrams are a layer above: imported only when a notebook asks
 
         return repr_svg(self)  # type: ignore[no-any-return]
+
+    # -- dtype casts: the short spellings of an engine's ``to`` (last: ``float`` shadows the builtin after it) --
+    def half(self) -> Any:
+        """``self.to("float16")``."""
+        return self.to(FLOAT16)  # type: ignore[attr-defined]
+
+    def bfloat16(self) -> Any:
+        """``self.to("bfloat16")``."""
+        return self.to(BFLOAT16)  # type: ignore[attr-defined]
+
+    def float(self) -> Any:
+        """``self.to("float32")``."""
+        return self.to(FLOAT32)  # type: ignore[attr-defined]
+
+    def double(self) -> Any:
+        """``self.to("float64")``."""
+        return self.to(FLOAT64)  # type: ignore[attr-defined]

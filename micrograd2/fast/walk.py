@@ -61,21 +61,32 @@ def pending(starts: list[tuple[Node, Any]], round_gradient: Any) -> tuple[dict[N
     return entries, ready
 
 
+def first_ready(entries: dict[Node, Any], ready: list[Any]) -> tuple[Any, Any]:
+    """The first node to visit, popped from the heap of ready roots, and its gradient; ``(None, None)`` if none."""
+    if not ready:
+        return None, None
+    node = heapq.heappop(ready)[1]
+    return node, entries[node][1]
+
+
+def into_leaf(node: AccumulateGrad, grad: Any) -> None:
+    """Add ``grad`` into the ``.grad`` of ``node``'s leaf (not a gradient of None, nor into a leaf that is gone)."""
+    if grad is not None and node.variable is not None:
+        accumulate_into(node.variable, grad, node)
+
+
 def walk(engine: Any, starts: list[tuple[Node, Any]], retain_graph: bool, captures: Any,
          pass_no: int) -> dict[Node, Any]:
     """Run one unwatched backward pass (``captures`` is always None here)."""
     round_gradient = engine._round_gradient
     entries, ready = pending(starts, round_gradient)
     pop, push = heapq.heappop, heapq.heappush
-    node: Any = pop(ready)[1] if ready else None
-    grad = None if node is None else entries[node][1]
-    grads: tuple[Any, ...]
+    node, grad = first_ready(entries, ready)
     while node is not None:
         edges = node._next
         if type(node) is AccumulateGrad:  # a root that is a leaf
-            if grad is not None and node.variable is not None:
-                accumulate_into(node.variable, grad, node)
-            edges = grads = ()
+            into_leaf(node, grad)
+            grads = edges  # (): an AccumulateGrad has no edges, nothing to pass on
         elif grad is None:
             grads = (None,) * len(edges)
         else:
@@ -108,8 +119,7 @@ def walk(engine: Any, starts: list[tuple[Node, Any]], retain_graph: bool, captur
                     entry[1] = g
                     continue
             if type(nxt) is AccumulateGrad:
-                if g is not None and nxt.variable is not None:
-                    accumulate_into(nxt.variable, g, nxt)
+                into_leaf(nxt, g)
             elif only is None and not ready:
                 only, only_grad = nxt, g
             else:  # onto the heap, and the node held back as ``only`` too

@@ -3,16 +3,17 @@
 ``forward`` computes on plain floats; ``backward`` receives floats, or Values
 when the backward pass is itself recorded (``create_graph=True``), and is
 written so that both work: that is how higher-order gradients come for free.
-Node names and what each op saves are PyTorch's.
+Node names and what each op saves are PyTorch's.  The ops of many inputs
+(``Sum``, ``Dot``) are in ``sums.py``, imported here with the others.
 """
 from __future__ import annotations
 
 import math
-import operator
 from typing import Any
 
 from .. import ieee
 from ..autograd import Function, Variable
+from .sums import Dot, Sum, _exact_sum  # noqa: F401  (re-exported: value.py and the speed layer take them from here)
 
 
 # -- helpers that work on floats and on Values alike (Values while create_graph records) ------
@@ -347,60 +348,6 @@ class Abs(Function):
     def backward(ctx, grad):  # g · sgn(x), sgn recorded while create_graph records (as PyTorch)
         (x,) = ctx.saved_tensors
         return grad * (Sgn.apply(x) if isinstance(x, Variable) else ieee.sgn(x))
-
-
-def _exact_sum(xs: Any) -> float:
-    """The sum, correctly rounded (``math.fsum``), or IEEE's inf/nan where fsum would raise."""
-    try:
-        return math.fsum(xs)
-    except (ValueError, OverflowError):
-        return sum(xs)
-
-
-# -- many inputs -------------------------------------------------------------------------------
-class Sum(Function):
-    """x₀ + x₁ + … as one node.  Saves nothing (PyTorch keeps only the input's size)."""
-
-    node_name = "SumBackward0"
-    autocast = "fp32"
-
-    @staticmethod
-    def forward(ctx, *xs):
-        return _exact_sum(xs)
-
-    @staticmethod
-    def backward(ctx, grad):
-        return (grad,) * len(ctx._next)
-
-
-class Dot(Function):
-    """Σ wᵢ·xᵢ (+ bias) as one node: inputs w₀…wₙ₋₁, x₀…xₙ₋₁[, bias].  ∂/∂wᵢ = xᵢ, ∂/∂xᵢ = wᵢ.
-    Keeps xᵢ only if wᵢ needs a gradient, and wᵢ only if xᵢ does."""
-
-    node_name = "DotBackward0"
-    autocast = "lowp"
-
-    @staticmethod
-    def forward(ctx, *args):
-        n = len(args) // 2
-        need = ctx.needs_input_grad
-        ws = [w if need[n + i] else None for i, w in enumerate(args[:n])]
-        xs = [x if need[i] else None for i, x in enumerate(args[n : 2 * n])]
-        ctx.save_for_backward(*ws, *xs)
-        terms = list(map(operator.mul, args[:n], args[n : 2 * n]))
-        if len(args) % 2:
-            terms.append(args[2 * n])
-        return _exact_sum(terms)
-
-    @staticmethod
-    def backward(ctx, grad):
-        saved = ctx.saved_tensors
-        n = len(saved) // 2
-        ws, xs = saved[:n], saved[n:]
-        grad_ws = [None if x is None else grad * x for x in xs]
-        grad_xs = [None if w is None else grad * w for w in ws]
-        bias = (grad,) if len(ctx._next) % 2 else ()
-        return (*grad_ws, *grad_xs, *bias)
 
 
 # -- casts and in-place helpers -----------------------------------------------------------------

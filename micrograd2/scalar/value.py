@@ -227,18 +227,6 @@ class Value(Variable):
         dtype = dtypes.check_dtype(dtype)
         return self if dtype is self.dtype else ops.ToCopy.apply(self, dtype=dtype)
 
-    def half(self) -> Value:
-        return self.to(dtypes.FLOAT16)
-
-    def bfloat16(self) -> Value:
-        return self.to(dtypes.BFLOAT16)
-
-    def float(self) -> Value:
-        return self.to(dtypes.FLOAT32)
-
-    def double(self) -> Value:
-        return self.to(dtypes.FLOAT64)
-
     # -- copies and outside the graph -------------------------------------------------------------
     def clone(self) -> Value:
         """A copy in the graph (``CloneBackward0``: the gradient passes unchanged)."""

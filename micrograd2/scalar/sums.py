@@ -1,0 +1,67 @@
+"""The scalar engine's ops of many inputs: ``sum`` and ``dot`` (Σ wᵢ·xᵢ + b), each one node.
+
+One node for a whole sum is what keeps a neuron's graph small (n + 1 edges, not 2n
+nodes).  The sum is correctly rounded (``math.fsum``), so it does not depend on the
+order of the terms.  ``ops.py`` re-exports these names: the engine and the speed
+layer take them from there with the other ops.
+"""
+from __future__ import annotations
+
+import math
+import operator
+from typing import Any
+
+from ..autograd import Function
+
+
+def _exact_sum(xs: Any) -> float:
+    """The sum, correctly rounded (``math.fsum``), or IEEE's inf/nan where fsum would raise."""
+    try:
+        return math.fsum(xs)
+    except (ValueError, OverflowError):
+        return sum(xs)
+
+
+class Sum(Function):
+    """x₀ + x₁ + … as one node.  Saves nothing (PyTorch keeps only the input's size)."""
+
+    node_name = "SumBackward0"
+    autocast = "fp32"
+
+    @staticmethod
+    def forward(ctx, *xs):
+        return _exact_sum(xs)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return (grad,) * len(ctx._next)
+
+
+class Dot(Function):
+    """Σ wᵢ·xᵢ (+ bias) as one node: inputs w₀…wₙ₋₁, x₀…xₙ₋₁[, bias].  ∂/∂wᵢ = xᵢ, ∂/∂xᵢ = wᵢ.
+    Keeps xᵢ only if wᵢ needs a gradient, and wᵢ only if xᵢ does."""
+
+    node_name = "DotBackward0"
+    autocast = "lowp"
+
+    @staticmethod
+    def forward(ctx, *args):
+        n = len(args) // 2
+        need = ctx.needs_input_grad
+        ws = [w if need[n + i] else None for i, w in enumerate(args[:n])]
+        xs = [x if need[i] else None for i, x in enumerate(args[n : 2 * n])]
+        ctx.save_for_backward(*ws, *xs)
+        terms = list(map(operator.mul, args[:n], args[n : 2 * n]))
+        if len(args) % 2:
+            terms.append(args[2 * n])
+        return _exact_sum(terms)
+
+    @staticmethod
+    def backward(ctx, grad):
+        saved = ctx.saved_tensors
+        n = len(saved) // 2
+        ws, xs = saved[:n], saved[n:]
+        grad_ws = [None if x is None else grad * x for x in xs]
+        grad_xs = [None if w is None else grad * w for w in ws]
+        bias = (grad,) if len(ctx._next) % 2 else ()
+        return (*grad_ws, *grad_xs, *bias)
