@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from conftest import SquareAndDouble
 
 import micrograd2 as mg
 from micrograd2.autograd import events
@@ -406,18 +407,6 @@ def test_a_hook_returning_none_keeps_the_gradient() -> None:
 
 
 # -- custom Functions ------------------------------------------------------------------------------------
-class SquareAndDouble(mg.Function):
-    @staticmethod
-    def forward(ctx: Any, x: Any) -> Any:
-        ctx.save_for_backward(x)
-        return 2 * x * x
-
-    @staticmethod
-    def backward(ctx: Any, grad_output: Any) -> Any:
-        (x,) = ctx.saved_tensors
-        return grad_output * 4 * x
-
-
 def test_a_custom_function_gets_arrays_and_works_on_tensors() -> None:
     x = mg.tensor([3.0, 1.0], requires_grad=True)
     y = SquareAndDouble.apply(x)

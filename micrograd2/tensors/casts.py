@@ -1,6 +1,7 @@
 """Casts: ``to(dtype)`` and ``to(device)``, both recorded as PyTorch's ``ToCopyBackward0``.
 
-The gradient flows back cast to the input's dtype, or moved back to its device.
+The gradient flows back cast to the input's dtype, or moved back to its device.  The
+short spellings (``t.half()``, ``t.float()``, ``t.cpu()``…, ``t.type_as(u)``) are ``to``.
 """
 from __future__ import annotations
 
@@ -75,3 +76,8 @@ def to(x: Tensor, *args: Any, dtype: Any = None, device: Any = None) -> Tensor:
         if name != out.device:
             out = ToDevice.apply(out, device=name, dtype=out.dtype)
     return out
+
+
+def type_as(x: Tensor, other: Tensor) -> Tensor:
+    """``x.to(other.dtype)``."""
+    return to(x, other.dtype)

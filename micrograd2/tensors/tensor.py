@@ -19,7 +19,6 @@ import math
 import numbers
 from typing import Any, Iterator
 
-from .. import dtypes
 from ..autograd import Variable, grad_mode
 from ..autograd.node import VersionCounter
 from ..backends import array_types, get_backend
@@ -38,6 +37,7 @@ from .storage import (
     round_gradient,
     storage_dtype,
 )
+from .tensor_hooks import TensorHook
 
 _array_types = array_types()
 
@@ -155,9 +155,10 @@ class Tensor(Variable):
         return g if gradient.dtype == self.dtype else be.astype(g, self.dtype)
 
     def _as_grad(self, grad: Any) -> Any:
-        """``.grad``'s first value: a Tensor holding a fresh copy (so no two ``.grad`` share memory)."""
+        """``.grad``'s first value: a Tensor holding a fresh copy (so no two ``.grad`` share memory); of a
+        Tensor gradient (create_graph), a copy in the graph, as PyTorch's ``CopyBackwards``."""
         if isinstance(grad, Variable):
-            return grad
+            return shapes.Copy.apply(None, grad)
         be = _array_types[type(grad)]
         return Tensor._wrap(be.astype(grad, self.dtype), self.dtype, None)
 
@@ -191,8 +192,8 @@ class Tensor(Variable):
 
     def register_hook(self, hook: Any) -> Any:
         """Run ``hook(grad)`` — ``grad`` a Tensor, as in PyTorch — when this Tensor's gradient is
-        computed; a Tensor it returns replaces the gradient.  Returns a handle with ``.remove()``."""
-        return super().register_hook(_TensorHook(hook, self.dtype))
+        computed; a Tensor it returns replaces the gradient (tensor_hooks.py).  Returns a handle with ``.remove()``."""
+        return super().register_hook(TensorHook(hook, self.dtype, Tensor))
 
     def detach_(self) -> Tensor:
         """Make this Tensor a leaf outside the graph, in place (refused on a view, as PyTorch)."""
@@ -436,60 +437,20 @@ class Tensor(Variable):
                 "What to do: wrap the update in `with mg.no_grad():`, or use an out-of-place op."
             )
 
-    # -- dtypes and devices (casts.py; last: ``float`` etc. would shadow the builtins in annotations) --
-    to = casts.to
+    # -- dtypes and devices (casts.py; half, float… are Variable's: ``self.to(dtype)``) --------------
+    to, type_as = casts.to, casts.type_as
 
     def cpu(self) -> Tensor:
+        """``self.to("cpu")``."""
         return self.to("cpu")
 
     def cuda(self) -> Tensor:
+        """``self.to("cuda")``."""
         return self.to("cuda")
 
-    def half(self) -> Tensor:
-        return self.to(dtypes.FLOAT16)
-
-    def bfloat16(self) -> Tensor:
-        return self.to(dtypes.BFLOAT16)
-
-    def float(self) -> Tensor:
-        return self.to(dtypes.FLOAT32)
-
-    def double(self) -> Tensor:
-        return self.to(dtypes.FLOAT64)
-
     def long(self) -> Tensor:
+        """``self.to("int64")``: not differentiable (an integer Tensor)."""
         return self.to("int64")
-
-    def type_as(self, other: Tensor) -> Tensor:
-        return self.to(other.dtype)
-
-
-class _TensorHook:
-    """A user's hook, called with the gradient as a Tensor (the engine passes arrays along)."""
-
-    __slots__ = ("hook", "dtype")
-
-    def __init__(self, hook: Any, dtype: str) -> None:
-        self.hook, self.dtype = hook, dtype
-
-    def __call__(self, grad: Any) -> Any:
-        if isinstance(grad, Variable):  # create_graph: already a Tensor
-            return self._checked(self.hook(grad), grad.shape, grad.dtype)  # type: ignore[attr-defined]
-        g = Tensor._wrap(grad, self.dtype, None)
-        out = self._checked(self.hook(g), g.shape, g.dtype)
-        return out.data if isinstance(out, Tensor) else out
-
-    def _checked(self, out: Any, shape: tuple[int, ...], dtype: str) -> Any:
-        """A hook may replace the gradient, not change its shape or dtype (PyTorch's errors)."""
-        if isinstance(out, Tensor):
-            name = getattr(self.hook, "__name__", "hook")
-            if out.shape != shape:
-                raise RuntimeError(f"hook '{name}' has changed the size of value\n"
-                                   "What to do: return a gradient of the same shape (or None to keep it).")
-            if out.dtype != dtype:
-                raise RuntimeError(f"hook '{name}' has changed the type of value (was {dtype} got {out.dtype})\n"
-                                   f"What to do: return a {dtype} gradient: g.to({dtype!r}).")
-        return out
 
 
 def _host_data(data: Any) -> Any:
