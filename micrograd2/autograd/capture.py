@@ -50,7 +50,8 @@ def on_paths(starts: Iterable[Any], targets: Iterable[Any]) -> dict[Any, bool]:
 
 def collect(inputs: tuple[Any, ...], captured: dict[Any, Any], allow_unused: bool,
             gradient_edge: Callable[[Any], Any]) -> tuple[Any, ...]:
-    """One gradient per input, as ``.grad`` would hold it (``None`` for an unused one, if allowed)."""
+    """One gradient per input, as ``.grad`` would first hold it, or the recorded gradient itself under
+    create_graph (``None`` for an unused one, if allowed)."""
     result: list[Any] = []
     for i, x in enumerate(inputs):
         edge = gradient_edge(x)
@@ -64,8 +65,9 @@ def collect(inputs: tuple[Any, ...], captured: dict[Any, Any], allow_unused: boo
                 )
             result.append(None)
         else:
-            grad = captured[node]
-            result.append(x._as_grad(grad[nr] if type(grad) is list else grad))
+            grad = captured[node][nr] if type(captured[node]) is list else captured[node]
+            recorded = hasattr(grad, "grad_fn")  # a Variable (create_graph): returned as it is, as in PyTorch
+            result.append(grad if recorded else x._as_grad(grad))
     return tuple(result)
 
 

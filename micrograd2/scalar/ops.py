@@ -420,6 +420,22 @@ class Clone(Function):
         return grad
 
 
+class Copy(Function):
+    """A leaf's first ``.grad`` while backward is recorded (create_graph): a copy of the gradient, made as
+    PyTorch's ``AccumulateGrad`` makes it, ``new_empty().copy_(grad)`` (``CopyBackwards``, with no edge for
+    the new memory).  So no two leaves share one gradient Value."""
+
+    node_name = "CopyBackwards"
+
+    @staticmethod
+    def forward(ctx, memory, grad):
+        return grad
+
+    @staticmethod
+    def backward(ctx, grad):
+        return None, grad
+
+
 # -- ops that recorded backward passes use (create_graph=True) -----------------------------------------
 class Where(Function):
     """``a if cond else b`` for a condition fixed at forward time, as PyTorch's ``where``: the gradient

@@ -84,7 +84,8 @@ class Value(Variable):
         )
 
     def _as_grad(self, grad: Any) -> Any:
-        return grad if isinstance(grad, Value) else float(grad)
+        """A float; a Value gradient (create_graph) is copied, as PyTorch's ``CopyBackwards``."""
+        return ops.Copy.apply(None, grad) if isinstance(grad, Value) else float(grad)
 
     @classmethod
     def _round_gradient(cls, grad: Any, dtype: str) -> Any:

@@ -109,6 +109,23 @@ class Clone(TensorFunction):
         return grad
 
 
+class Copy(TensorFunction):
+    """A leaf's first ``.grad`` while backward is recorded (create_graph): a copy of the gradient, made as
+    PyTorch's ``AccumulateGrad`` makes it, ``new_empty().copy_(grad)`` (``CopyBackwards``, with no edge for
+    the new memory).  So no two leaves share one gradient Tensor, nor a seed's memory."""
+
+    node_name = "CopyBackwards"
+
+    @staticmethod
+    def forward(ctx, memory, grad):
+        be = backend(grad)
+        return be.astype(grad, be.dtype(grad))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return None, grad
+
+
 # -- the methods ---------------------------------------------------------------------------------------
 def shape_arg(shape: tuple[Any, ...]) -> tuple[int, ...]:
     """A shape given as ``f(2, 3)`` or ``f((2, 3))``, as a tuple of ints."""

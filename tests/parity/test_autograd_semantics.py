@@ -5,6 +5,10 @@ would print.  Known differences are strict xfails naming the bug.
 """
 from __future__ import annotations
 
+import contextlib
+import warnings
+from typing import Iterator
+
 import pytest
 
 torch = pytest.importorskip("torch", reason="torch is not installed: the parity suite compares with it")
@@ -206,6 +210,50 @@ def test_backward_create_graph_gives_grad_a_grad_fn() -> None:
         (tx**3).backward(create_graph=True)
     assert x.grad.data == tx.grad.item() == 12.0
     assert x.grad.grad_fn is not None and tx.grad.grad_fn is not None
+
+
+@contextlib.contextmanager
+def quiet() -> Iterator[None]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        yield
+
+
+def test_create_graph_gives_two_leaves_two_grads() -> None:
+    for lib, make in ((torch, tt), (mg, mt)):
+        a, b = make([1.0, 2.0]), make([3.0, 4.0])
+        with quiet():  # (torch warns once per process about create_graph's reference cycle)
+            ((a + b) * 2.0).sum().backward(create_graph=True)
+        assert a.grad is not b.grad
+        with lib.no_grad():
+            a.grad.mul_(10.0)
+        assert b.grad.tolist() == [2.0, 2.0], lib.__name__
+
+
+def test_create_graph_copies_a_leafs_first_grad_as_copy_backwards() -> None:
+    names = {}
+    for lib, make in ((torch, tt), (mg, mt), (mg, lambda v: mg.Value(v, requires_grad=True))):
+        x = make(2.0)
+        with quiet():  # (torch warns once per process about create_graph's reference cycle)
+            (x * x).backward(create_graph=True)
+        node = x.grad.grad_fn
+        kind = f"{lib.__name__}.{type(x).__name__}"
+        names[kind] = (type(node).__name__, tuple(n and type(n).__name__ for n, _ in node.next_functions))
+        (second,) = lib.autograd.grad(x.grad, x)
+        assert float(second) == 2.0
+    assert set(names) == {"torch.Tensor", "micrograd2.Tensor", "micrograd2.Value"}
+    assert set(names.values()) == {("CopyBackwards", (None, "AddBackward0"))}
+
+
+def test_create_graph_never_makes_the_seed_a_grad() -> None:
+    for lib, make in ((torch, tt), (mg, mt)):
+        x, seed = make(2.0), make(5.0)
+        with quiet():  # (torch warns once per process about create_graph's reference cycle)
+            (x + 0.0).backward(seed, create_graph=True)
+        assert x.grad is not seed and type(x.grad.grad_fn).__name__ == "CopyBackwards"
+        with lib.no_grad():
+            seed.mul_(3.0)
+        assert x.grad.item() == 5.0, lib.__name__
 
 
 # -- hooks ------------------------------------------------------------------------------------------------
