@@ -209,3 +209,23 @@ def test_tensor_operators_on_the_speed_layer_build_what_apply_builds(requires: t
         fn = getattr(unary, name.capitalize())
         assert _tensor_graph(getattr(a, name)()) == _tensor_graph(fn.apply(a))
     assert _tensor_graph(-a) == _tensor_graph(arithmetic.Neg.apply(a))
+
+
+@pytest.mark.skipif(not fast.ENABLED, reason="the speed layer is off (MICROGRAD2_REFERENCE=1)")
+def test_a_live_custom_function_sends_only_the_graphs_holding_it_to_the_reference_walk(monkeypatch) -> None:
+    from conftest import SumAndProduct
+
+    from micrograd2.autograd import engine
+    from micrograd2.fast import walk as fast_walk
+
+    taken: list[str] = []
+    run, reference = fast_walk.run, engine.reference_walk
+    monkeypatch.setattr(fast_walk, "run", lambda *a: taken.append("fast") or run(*a))
+    monkeypatch.setattr(fast_walk, "reference_walk", lambda *a: taken.append("reference") or reference(*a))
+    a, b = mg.Value(2.0, requires_grad=True), mg.Value(3.0, requires_grad=True)
+    total, product = SumAndProduct.apply(a, b)  # alive from here on: custom.LIVE holds its node
+    (a * a).backward()  # a graph without it
+    total.backward(retain_graph=True)  # through it, output 0
+    product.backward()  # output 1: the root's edge is (node, 1)
+    assert taken == ["fast", "reference", "reference"]
+    assert a.grad == 4.0 + 1.0 + 3.0 and b.grad == 1.0 + 2.0

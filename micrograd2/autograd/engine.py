@@ -370,8 +370,8 @@ def run_backward(roots: Iterable[Any], grads: Iterable[Any], retain_graph: bool 
 
 def _walk_for(engine: Any, captures: Any) -> Any:
     """The speed layer's walk (an engine's ``_unwatched_walk``) for a pass nothing watches (no hooks, tracer,
-    anomaly mode, custom Function or ``autograd.grad``); else the reference walk."""
-    watched = captures is not None or events.listening or anomaly.enabled or bool(REGISTERED) or bool(custom.LIVE)
+    anomaly mode or ``autograd.grad``); else the reference walk."""
+    watched = captures is not None or events.listening or anomaly.enabled or bool(REGISTERED)
     return engine._unwatched_walk if not watched and engine._unwatched_walk is not None else reference_walk
 
 

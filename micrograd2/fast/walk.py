@@ -1,9 +1,11 @@
 """The backward walk when nothing watches it: the reference walk's order and results, with fewer steps.
 
 ``micrograd2.autograd.engine.Walk`` is the algorithm as it reads; this is the same
-algorithm for a pass with no hooks, tracer, anomaly mode, custom Function or
-``autograd.grad`` captures (``run_backward`` decides, and only then uses an
-engine's ``_unwatched_walk``).  What it leaves out is only what nobody watches:
+algorithm for a pass with no hooks, tracer, anomaly mode or ``autograd.grad``
+captures (``run_backward`` decides, and only then uses an engine's
+``_unwatched_walk``).  A graph with a custom Function's node in it (custom.py's
+rules for outputs) goes to the reference walk, found before anything runs.
+What it leaves out is only what nobody watches:
 
 * no visit function per node, and no events;
 * one dictionary look-up per edge: a node's entry is its dependency count until
@@ -20,7 +22,8 @@ from __future__ import annotations
 import heapq
 from typing import Any
 
-from ..autograd.engine import FREED, AccumulateGrad, Node, accumulate_into, checked
+from ..autograd import custom
+from ..autograd.engine import FREED, AccumulateGrad, Node, accumulate_into, checked, reference_walk
 from ..dtypes import FLOAT64
 
 
@@ -39,6 +42,21 @@ def dependencies(roots: list[Node]) -> dict[Node, int]:
                 else:
                     deps[nxt] = count + 1
     return deps
+
+
+def custom_inside(roots: list[Any]) -> bool:
+    """Whether a node of custom.py's rules (a custom Function's, or a built-in's of several differentiable
+    outputs) is reachable from ``roots``; an edge ``(node, k)`` is output k >= 1 of one."""
+    seen, stack = set(roots), list(roots)
+    while stack:
+        node = stack.pop()
+        if type(node) is tuple or node._custom:
+            return True
+        for nxt in node._next:
+            if nxt is not None and nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return False
 
 
 def pending(starts: list[tuple[Node, Any]], round_gradient: Any) -> tuple[dict[Node, Any], list[Any]]:
@@ -77,7 +95,15 @@ def into_leaf(node: AccumulateGrad, grad: Any) -> None:
 
 def walk(engine: Any, starts: list[tuple[Node, Any]], retain_graph: bool, captures: Any,
          pass_no: int) -> dict[Node, Any]:
-    """Run one unwatched backward pass (``captures`` is always None here)."""
+    """Run one unwatched backward pass (``captures`` is always None here); the reference walk runs a graph
+    that holds a custom Function's node."""
+    if custom.LIVE and custom_inside([node for node, _ in starts]):  # (none alive: no graph holds one)
+        return reference_walk(engine, starts, retain_graph, captures, pass_no)
+    return run(engine, starts, retain_graph)
+
+
+def run(engine: Any, starts: list[tuple[Node, Any]], retain_graph: bool) -> dict[Node, Any]:
+    """The pass itself: visit each node once its every edge has delivered, the one created last first."""
     round_gradient = engine._round_gradient
     entries, ready = pending(starts, round_gradient)
     pop, push = heapq.heappop, heapq.heappush
