@@ -367,6 +367,73 @@ def test_copy_and_fill_in_place() -> None:
         src.copy_(mg.tensor([0.0, 0.0]))
 
 
+def _edges(t: Any) -> tuple[Any, ...]:
+    return tuple(n and n.name() for n, _ in t.grad_fn.next_functions)
+
+
+def test_copy_records_one_copybackwards_node_as_pytorch() -> None:
+    x, s = mg.tensor([1.0, 2.0], requires_grad=True), mg.tensor([3.0, 4.0], requires_grad=True)
+    y = x * 1
+    y.copy_(s * 2)
+    assert y.grad_fn.name() == "CopyBackwards" and _edges(y) == ("MulBackward0", "MulBackward0")
+    assert y.tolist() == [6.0, 8.0] and y._version == 1
+    (y * mg.tensor([5.0, 7.0])).sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0] and s.grad.tolist() == [10.0, 14.0]  # the old value was overwritten
+    z = mg.tensor([0.0, 0.0])
+    z.copy_(s)
+    assert _edges(z) == (None, "AccumulateGrad")
+
+
+def test_copy_broadcasts_and_casts_and_the_gradient_comes_back_in_srcs_shape_and_dtype() -> None:
+    s = mg.tensor([[3.0], [4.0]], requires_grad=True, dtype="float64")
+    z = mg.tensor(np.zeros((2, 3)))
+    z.copy_(s)
+    assert z.dtype == "float32" and z.tolist() == [[3.0] * 3, [4.0] * 3]
+    (z * mg.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])).sum().backward()
+    assert s.grad.dtype == "float64" and s.grad.tolist() == [[6.0], [15.0]]
+    with pytest.raises(RuntimeError, match="(?s)doesn't match the broadcast shape.*What to do"):
+        z.copy_(mg.tensor(np.zeros((4, 2, 3))))
+
+
+def test_copy_of_a_number_and_into_an_integer_tensor_change_only_numbers() -> None:
+    z = mg.tensor([0.0, 0.0])
+    z.copy_(2.5)
+    assert z.tolist() == [2.5, 2.5] and z._version == 1 and z.grad_fn is None
+    n = mg.tensor([0, 0], dtype="int64")
+    n.copy_(mg.tensor([1.5, -2.7], requires_grad=True))
+    assert n.tolist() == [1, -2] and not n.requires_grad
+
+
+def test_copy_under_no_grad_and_into_a_view() -> None:
+    leaf = mg.tensor([0.0, 0.0], requires_grad=True)
+    with mg.no_grad():
+        leaf.copy_(mg.tensor([1.0, 2.0], requires_grad=True))
+    assert leaf.tolist() == [1.0, 2.0] and leaf.grad_fn is None and leaf._version == 1
+    b, s = mg.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True), mg.tensor([5.0, 6.0], requires_grad=True)
+    base = b * 1
+    base[1].copy_(s)
+    assert base.grad_fn.name() == "CopySlices" and base.tolist() == [[1.0, 2.0], [5.0, 6.0]]
+    (base * mg.tensor([[1.0, 2.0], [3.0, 4.0]])).sum().backward()
+    assert b.grad.tolist() == [[1.0, 2.0], [0.0, 0.0]] and s.grad.tolist() == [3.0, 4.0]
+
+
+def test_copy_is_twice_differentiable() -> None:
+    s = mg.tensor([0.3, -1.2], requires_grad=True, dtype="float64")
+    z = mg.tensor([0.0, 0.0], dtype="float32")
+
+    def f(a: Any) -> Any:
+        out = mg.tensor([0.0, 0.0], dtype="float64") * 1
+        out.copy_(a * a)
+        return (out * out).sum()
+
+    assert mg.autograd.gradcheck(f, (s,))
+    z.copy_(s * s)
+    (g,) = mg.autograd.grad((z * z).sum(), [s], create_graph=True)  # 4 s³, through a float32 copy
+    assert g.dtype == "float64" and np.allclose(g.tolist(), [4 * 0.3**3, 4 * -1.2**3], rtol=1e-6)
+    g.sum().backward()
+    assert np.allclose(s.grad.tolist(), [12 * 0.3**2, 12 * 1.2**2], rtol=1e-6)
+
+
 def test_zero_on_a_non_leaf_cuts_the_gradient() -> None:
     x = mg.tensor([1.0], requires_grad=True)
     a = x * 2

@@ -139,3 +139,17 @@ def test_batched_products_clamps_and_minima_on_emulated_cuda_match_the_cpu(emula
     assert gpu[4][:3] == cpu[4][:3]
     for g, c in zip(gpu[:4] + (gpu[4][3],), cpu[:4] + (cpu[4][3],)):
         np.testing.assert_allclose(np.array(g), np.array(c), rtol=1e-12, atol=1e-14)
+
+
+def test_copy_between_devices_sends_the_gradient_back_in_the_srcs_dtype(emulated_cuda: None) -> None:
+    s = mg.tensor([1.0, 2.0], requires_grad=True, dtype="float64")
+    z = mg.tensor([[0.0, 0.0], [0.0, 0.0]], device="cuda")
+    z.copy_(s)  # broadcast, cast to float32 and moved: one CopyBackwards, as PyTorch's copy_ across devices
+    assert z.device == "cuda" and z.dtype == "float32" and z.grad_fn.name() == "CopyBackwards"
+    (z * mg.tensor([[1.0, 2.0], [3.0, 4.0]], device="cuda")).sum().backward()
+    assert s.grad.device == "cpu" and s.grad.dtype == "float64" and s.grad.tolist() == [4.0, 6.0]
+    u = mg.tensor([1.0, 2.0], requires_grad=True, device="cuda")
+    w = mg.tensor([0.0, 0.0])
+    w.copy_(u * 3)
+    (g,) = mg.autograd.grad((w * w).sum(), [u], create_graph=True)  # 18 u, recorded back across the move
+    assert g.device == "cuda" and g.to("cpu").tolist() == [18.0, 36.0]

@@ -1,4 +1,5 @@
-"""Shapes: ``reshape``/``view``, ``unsqueeze``, ``squeeze``, ``expand``, ``permute``, ``t``, ``transpose``, ``clone``.
+"""Shapes: ``reshape``/``view``, ``unsqueeze``, ``squeeze``, ``expand``, ``permute``, ``t``, ``transpose``; copies:
+``clone`` and ``copy_`` (in place: ``src`` broadcast to the Tensor's shape, the one ``CopyBackwards`` node).
 
 All but ``clone`` are views (and ``contiguous``, which copies a Tensor that is not contiguous, as
 ``strides.py`` tells; a ``reshape`` may copy too): the result shares the input's memory (``Tensor._view``
@@ -10,10 +11,16 @@ arguments and pick the Function.
 from __future__ import annotations
 
 import math
+import numbers
 from typing import TYPE_CHECKING, Any
 
+from ..autograd import grad_mode
+from ..backends import array_types, get_backend
 from . import compute, strides
-from .compute import TensorFunction, backend, normalize_dims, renamed
+from .compute import TensorFunction, backend, data_of, is_tensor, normalize_dims, renamed
+from .storage import INTEGERS, storage_dtype
+
+_array_types = array_types()
 
 if TYPE_CHECKING:
     from .tensor import Tensor
@@ -110,20 +117,63 @@ class Clone(TensorFunction):
 
 
 class Copy(TensorFunction):
-    """A leaf's first ``.grad`` while backward is recorded (create_graph): a copy of the gradient, made as
-    PyTorch's ``AccumulateGrad`` makes it, ``new_empty().copy_(grad)`` (``CopyBackwards``, with no edge for
-    the new memory).  So no two leaves share one gradient Tensor, nor a seed's memory."""
+    """``self.copy_(src)`` (PyTorch's ``CopyBackwards``): ``src`` broadcast to self's shape, in self's dtype
+    (``dtype=``) and on self's device.  Self's old value is overwritten: its gradient is 0; ``src``'s is the
+    gradient summed back to its shape, in its dtype, on its device.
+
+    Also a leaf's first ``.grad`` while backward is recorded (create_graph), made as PyTorch's
+    ``AccumulateGrad`` makes it, ``new_empty().copy_(grad)``: ``self`` is ``None`` (new memory, no edge).
+    So no two leaves share one gradient Tensor, nor a seed's memory."""
 
     node_name = "CopyBackwards"
+    ctx_slots = ("source",)  # src's shape and device (None for a number)
 
     @staticmethod
-    def forward(ctx, memory, grad):
-        be = backend(grad)
-        return be.astype(grad, be.dtype(grad))
+    def forward(ctx, target, src, dtype=None):
+        be = backend(src if target is None else target)
+        if target is None:
+            ctx.source = None
+            return be.astype(src, be.dtype(src))
+        shape, dtype = be.shape(target), dtype or be.dtype(target)
+        source = _array_types.get(type(src))
+        if source is None:  # a number
+            ctx.source = None
+            return be.full(shape, src, storage_dtype(dtype))
+        ctx.source = (source.shape(src), source.name)
+        if source is not be:  # another device: the numbers move (PyTorch's copy_ across devices)
+            src = be.from_host(source.to_host(src), source.dtype(src))
+        return be.astype(be.broadcast_to(src, shape), dtype)
 
     @staticmethod
     def backward(ctx, grad):
-        return None, grad
+        old, src = ctx._next
+        zeros = None
+        if old is not None:  # self's old history needs a gradient: 0, it was overwritten
+            be = backend(data_of(grad))
+            zeros = be.full(be.shape(data_of(grad)), 0.0, be.dtype(data_of(grad)))
+            zeros = grad._wrap(zeros, grad.dtype, None) if is_tensor(grad) else zeros
+        if src is None or ctx.source is None:  # a number, or a leaf's first .grad (the gradient as it is)
+            return zeros, None if src is None else grad
+        shape, device = ctx.source
+        dtype = (src[0] if type(src) is tuple else src)._dtype  # src's dtype, which its node keeps
+        grad = compute.sum_to(grad, shape)
+        if is_tensor(grad):
+            return zeros, grad.to(dtype, device)
+        be = backend(grad)
+        if be.name != device:
+            return zeros, get_backend(device).from_host(be.to_host(grad), storage_dtype(dtype))
+        return zeros, grad if be.dtype(grad) == storage_dtype(dtype) else be.astype(grad, dtype)
+
+
+class CopyInto:
+    """``Copy`` into a Tensor of ``dtype``: what ``copy_`` hands the in-place machinery, which applies it
+    as ``fn.apply(self, src)`` (the result keeps self's dtype, not the wider of the two)."""
+
+    def __init__(self, dtype: str) -> None:
+        self.dtype = dtype
+
+    def apply(self, target: Any, src: Any) -> Any:
+        return Copy.apply(target, src, dtype=self.dtype)
 
 
 # -- the methods ---------------------------------------------------------------------------------------
@@ -174,6 +224,34 @@ def view(x: Tensor, *shape: Any) -> Tensor:
             "What to do: use reshape (it copies when it must), or make a contiguous copy first (t.clone())."
         )
     return x._view(View, shape=new)
+
+
+def copy_(x: Tensor, src: Any) -> Tensor:
+    """Copy ``src``'s values into ``x``, in place, as PyTorch (one ``CopyBackwards`` node): ``src``, a Tensor of
+    any dtype and device or a number, is broadcast to x's shape and cast to x's dtype.  Its gradient flows
+    back summed to its shape, in its dtype; x's old value gets 0 (it was overwritten)."""
+    if isinstance(src, type(x)):
+        target, source = x.shape, src.shape
+        both = compute.broadcast_shape(target, source)
+        if both is None:
+            raise compute.shapes_differ(target, source)
+        if both != target:
+            raise RuntimeError(
+                f"output with shape {list(target)} doesn't match the broadcast shape {list(both)}\n"
+                "What to do: copy_ keeps the Tensor's shape; src must broadcast to it (sizes equal or 1)."
+            )
+    elif not isinstance(src, numbers.Real):
+        raise TypeError(
+            f"copy_(): argument 'other' (position 1) must be Tensor, not {type(src).__name__}\n"
+            "What to do: pass a Tensor (mg.tensor(...)) or a number."
+        )
+    x._check_view_in_place()
+    if x.dtype in INTEGERS:  # an integer Tensor is not differentiable: only its numbers change
+        with grad_mode.no_grad():
+            x._in_place(CopyInto(x.dtype), src)
+    else:
+        x._in_place(CopyInto(x.dtype), src)
+    return x
 
 
 def contiguous(x: Tensor) -> Tensor:

@@ -404,21 +404,16 @@ class Tensor(Variable):
     __getitem__ = indexing.getitem
     __setitem__ = indexing.setitem
 
-    # -- in place (arithmetic.py; views.py when memory is shared) ----------------------------------
+    # -- in place (arithmetic.py; copy_: shapes.py; views.py when memory is shared) -------------------
     add_ = arithmetic.add_
     sub_ = arithmetic.sub_
     mul_ = arithmetic.mul_
     div_ = arithmetic.div_
     zero_ = arithmetic.zero_
     fill_ = arithmetic.fill_
+    copy_ = shapes.copy_  # one CopyBackwards node, as PyTorch
     __iadd__, __isub__ = arithmetic.add_, arithmetic.sub_
     __imul__, __itruediv__ = arithmetic.mul_, arithmetic.div_
-
-    def copy_(self, src: Any) -> Tensor:
-        """Copy ``src``'s values in (broadcast to self's shape), in place: ``self[...] = src``, so the
-        gradient flows to ``src`` as through PyTorch's ``copy_``."""
-        self[...] = src
-        return self
 
     def _in_place(self, fn: Any, *others: Any) -> Variable:
         """The core's in-place machinery; for a view or a base of views, ``views.in_place`` (both
