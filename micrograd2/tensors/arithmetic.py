@@ -12,6 +12,7 @@ import math
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..autograd import grad_mode
+from . import strides
 from .compute import (
     TensorFunction,
     backend,
@@ -387,6 +388,7 @@ def in_place(x: Tensor, fn: type[TensorFunction], other: Any, fast: str | None, 
         be = x._backend
         target, source = be.shape(x.data), shape_of(od) or ()
         if source == target or broadcast_shape(target, source) == target:
+            strides.refuse_partial_overlap(x, (o,))
             if fast == "mul":
                 be.imul(x.data, od)
             else:

@@ -403,24 +403,30 @@ def amin_of(x: Tensor, dim: Any = (), keepdim: bool = False, *, axis: Any = None
     return _all_extreme(Amin, "amin", x, dim, keepdim, axis, keepdims)
 
 
-def _position_of(position: Any, x: Tensor, dim: int | None, keepdim: bool) -> Tensor:
+def _position_of(position: Any, x: Tensor, dim: int | None, keepdim: bool, name: str) -> Tensor:
     be = x._backend
     if dim is None:
+        if not math.prod(x.shape):
+            raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.\n"
+                             "What to do: give a dim, or check that the Tensor is not empty.")
         out = position(be.reshape(x.data, (-1,)), axis=0)
     else:
         (d,) = normalize_dims(dim, x.ndim)
+        if x.ndim and not x.shape[d]:
+            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.\n"
+                             "What to do: reduce along an axis that has elements.")
         out = position(x.data, axis=d, keepdims=keepdim)
     return x._wrap(out, "int64", None)
 
 
 def argmax_of(x: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     """The index of the largest element (over the flattened Tensor, or along ``dim``): int64, no graph."""
-    return _position_of(x._backend.argmax, x, dim, keepdim)
+    return _position_of(x._backend.argmax, x, dim, keepdim, "argmax")
 
 
 def argmin_of(x: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     """The index of the smallest element (the first; the first NaN if any): int64, no graph."""
-    return _position_of(first_smallest, x, dim, keepdim)
+    return _position_of(first_smallest, x, dim, keepdim, "argmin")
 
 
 def any_of(x: Tensor) -> Tensor:

@@ -284,10 +284,20 @@ def squeeze(x: Tensor, dim: Any = None) -> Tensor:
 
 
 def expand(x: Tensor, *shape: Any) -> Tensor:
-    """Broadcast to a bigger shape (``-1`` keeps a size): ``ExpandBackward0``."""
+    """Broadcast to a bigger shape (``-1`` keeps a size): ``ExpandBackward0``.  Only a size-1 axis grows."""
     new = shape_arg(shape)
     lead = len(new) - x.ndim
-    full = tuple(x.shape[i - lead] if n == -1 else n for i, n in enumerate(new))
+    if lead < 0:
+        raise RuntimeError(f"expand({x.dtype} {list(x.shape)}, size={list(new)}): the number of sizes provided "
+                           f"({len(new)}) must be greater or equal to the number of dimensions in the tensor "
+                           f"({x.ndim})\nWhat to do: give a size for every axis (-1 keeps one).")
+    full = tuple(x.shape[i - lead] if n == -1 and i >= lead else n for i, n in enumerate(new))
+    for i in range(lead, len(new)):
+        if full[i] != x.shape[i - lead] and x.shape[i - lead] != 1:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({full[i]}) must match the existing size ({x.shape[i - lead]}) at "
+                f"non-singleton dimension {i}.  Target sizes: {list(new)}.  Tensor sizes: {list(x.shape)}\n"
+                "What to do: only an axis of size 1 can be expanded (-1 keeps a size).")
     return x._view(Expand, shape=full)
 
 
@@ -305,6 +315,8 @@ def sum_to_size(x: Tensor, *size: Any) -> Tensor:
 def permute(x: Tensor, *axes: Any) -> Tensor:
     """The axes in the order ``axes`` (``PermuteBackward0``)."""
     order = tuple(shape_arg(axes))
+    if len(order) == x.ndim and len({a % max(x.ndim, 1) for a in order}) < len(order):
+        raise RuntimeError("permute(): duplicate dims are not allowed.\nWhat to do: name every axis once.")
     if sorted(a % max(x.ndim, 1) for a in order) != list(range(x.ndim)):
         raise RuntimeError(
             f"permute(sparse_coo): number of dimensions in the tensor input does not match the length of "

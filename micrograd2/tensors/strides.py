@@ -141,3 +141,46 @@ def viewable(x: Tensor, new_shape: tuple[int, ...]) -> bool:
     if x._base is None:
         return True
     return view_strides(x.shape, strides_of(x), new_shape) is not None
+
+
+PARTIAL_OVERLAP = (
+    "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory "
+    "location. Please clone() the tensor before performing the operation.\n"
+    "What to do: pass a copy of the input (y.add_(y.t().clone())): it shares some of y's elements."
+)
+
+
+def _span(x: Tensor) -> tuple[int, int] | None:
+    """The block of its base's element numbers that ``x`` fills, ``(first, past the last)``; None if its
+    elements are not one block without repeats (PyTorch's ``is_non_overlapping_and_dense`` fails)."""
+    n = math.prod(x.shape)
+    if x._base is None:
+        return 0, n
+    where = _positions(x).ravel()
+    first, last = int(where.min()), int(where.max())
+    return (first, last + 1) if last - first + 1 == n and len(np.unique(where)) == n else None
+
+
+def overlap(a: Tensor, b: Tensor) -> str:
+    """PyTorch's ``get_overlap_status`` of two Tensors: ``"full"`` (the same elements, laid out alike),
+    ``"partial"``, ``"none"``, or ``"too hard"`` (either is not one block of elements: not checked)."""
+    if (a._base if a._base is not None else a) is not (b._base if b._base is not None else b):
+        return "none"  # not the same memory
+    if a is b:
+        return "full"
+    if not math.prod(a.shape) or not math.prod(b.shape):
+        return "none"
+    span_a, span_b = _span(a), _span(b)
+    if span_a is None or span_b is None:
+        return "too hard"
+    if span_a == span_b:
+        return "full" if strides_of(a) == strides_of(b) else "partial"
+    return "partial" if span_a[0] < span_b[1] and span_b[0] < span_a[1] else "none"
+
+
+def refuse_partial_overlap(x: Tensor, inputs: tuple[Any, ...]) -> None:
+    """Raise PyTorch's error if an in-place op on ``x`` reads an input that shares only some of its memory
+    (``y.add_(y.t())``); the same Tensor (``y.add_(y)``) or its very elements laid out alike are fine."""
+    for other in inputs:
+        if hasattr(other, "_base") and overlap(x, other) == "partial":
+            raise RuntimeError(PARTIAL_OVERLAP)

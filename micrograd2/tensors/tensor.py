@@ -417,7 +417,8 @@ class Tensor(Variable):
 
     def _in_place(self, fn: Any, *others: Any) -> Variable:
         """The core's in-place machinery; for a view or a base of views, ``views.in_place`` (both
-        histories change)."""
+        histories change).  An input that shares only some of self's memory is refused, as in PyTorch."""
+        strides.refuse_partial_overlap(self, others)
         if not views.aliased(self):
             return super()._in_place(fn, *others)
         return views.in_place(self, fn, others)

@@ -205,6 +205,20 @@ MISUSES: dict[str, tuple[Callable[[Any], Any], str]] = {
     "inference_tensor_in_graph": (_inference_tensor_in_graph, "Inference tensors cannot be saved for backward"),
     "non_leaf_requires_grad_false": (_non_leaf_requires_grad_false,
                                      "you can only change requires_grad flags of leaf variables"),
+    "expand_a_size_not_1": (lambda lib: t(lib, np.ones((2, 3))).expand(4, -1),
+                            "The expanded size of the tensor (4) must match the existing size (2) at non-singleton "
+                            "dimension 0.  Target sizes: [4, -1].  Tensor sizes: [2, 3]"),
+    "expand_to_fewer_axes": (lambda lib: t(lib, np.ones((2, 3))).expand(3),
+                             "the number of sizes provided (1) must be greater or equal to the number of dimensions "
+                             "in the tensor (2)"),
+    "permute_a_dim_twice": (lambda lib: t(lib, np.ones((2, 3))).permute(0, 0),
+                            "permute(): duplicate dims are not allowed."),
+    "argmax_of_empty": (lambda lib: t(lib, np.ones((0, 3))).argmax(),
+                        "argmax(): Expected reduction dim to be specified for input.numel() == 0."),
+    "argmin_of_empty": (lambda lib: t(lib, np.ones((0, 3))).argmin(),
+                        "argmin(): Expected reduction dim to be specified for input.numel() == 0."),
+    "argmax_along_an_empty_dim": (lambda lib: t(lib, np.ones((0, 3))).argmax(0),
+                                  "argmax(): Expected reduction dim 0 to have non-zero size."),
 }
 
 KNOWN: dict[str, str] = {
