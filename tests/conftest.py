@@ -60,6 +60,16 @@ class SquareAndDouble(mg.Function):
         return grad_output * 4 * x
 
 
+def second_output_graph() -> tuple[mg.Value, mg.Value, mg.Value]:
+    """``z = 3·(a·b) + (a + b)`` through the outputs 1 and 0 of one ``SumAndProduct`` node, with (a, b) = (2, 5)
+    (and the leaves, returned to keep them alive)."""
+    a, b = mg.Value(2.0, requires_grad=True, label="a"), mg.Value(5.0, requires_grad=True, label="b")
+    s, p = SumAndProduct.apply(a, b)
+    z = p * 3 + s
+    z.label = "z"
+    return a, b, z
+
+
 def block2_trace() -> Any:
     """A trace of the article's block 2: z = Σ xᵢ·wᵢ with x = [2, 3], w = [4, 5], and z.backward()."""
     with mg.trace() as t:

@@ -49,10 +49,3 @@ def test_a_build_without_the_cuda_module_says_so(monkeypatch: pytest.MonkeyPatch
     monkeypatch.delitem(backends._backends, "cuda", raising=False)
     with pytest.raises(RuntimeError, match="the CUDA backend is not available in this build"):
         backends.get_backend("cuda")
-
-
-def test_basic_indices_are_ints_slices_none_and_ellipsis() -> None:
-    from micrograd2.backends.base import is_basic_index
-
-    assert is_basic_index((0, slice(1, 3), None, Ellipsis)) and is_basic_index(np.int64(2))
-    assert not is_basic_index(np.array([0, 0])) and not is_basic_index((slice(None), [1, 2]))

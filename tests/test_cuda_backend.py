@@ -1,5 +1,5 @@
-"""The CUDA backend's glue: telling apart what is missing, pycuda's errors, the import rule, and every
-backend method against NumPy.
+"""The CUDA backend's glue: telling apart what is missing, the import rule, and every backend method against
+NumPy.  pycuda's errors are in ``test_cuda_device.py``, the index arithmetic in ``test_cuda_layout.py``.
 
 The method tests run twice: on the CPU emulator (``EmulatedDevice``: the same kernels.cu, the same
 CudaBackend, NumPy arrays for memory), and on a real GPU when one is usable (``-m gpu``).
@@ -153,73 +153,6 @@ def test_importing_micrograd2_does_not_import_pycuda():
     env = {"PYTHONPATH": str(ROOT)}
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env)
     assert result.returncode == 0, result.stderr
-
-
-# ---------------------------------------------------------------------------------------------------
-# pycuda's exceptions become Python RuntimeErrors
-# ---------------------------------------------------------------------------------------------------
-
-
-def pycuda_error(kind: str, message: str) -> Exception:
-    """An exception like pycuda's (its class lives in ``pycuda._driver``; it is no RuntimeError)."""
-    cls = type(kind, (Exception,), {"__module__": "pycuda._driver"})
-    return cls(message)
-
-
-@pytest.mark.parametrize(
-    "kind, hint",
-    [("CompileError", "nvcc"), ("MemoryError", "out of GPU memory"), ("LaunchError", "restart"), ("Error", "driver")],
-)
-def test_pycuda_errors_become_runtime_errors_with_a_hint(kind, hint):
-    @cuda._cuda_errors
-    def fails() -> None:
-        raise pycuda_error(kind, "cuLaunchKernel failed: something\nsecond line")
-
-    with pytest.raises(RuntimeError) as caught:
-        fails()
-    message = str(caught.value)
-    assert message.startswith(f"CUDA error ({kind}): cuLaunchKernel failed: something -- ")
-    assert hint in message and "\n" not in message
-    assert type(caught.value.__cause__).__name__ == kind
-
-
-def test_other_errors_pass_unchanged():
-    @cuda._cuda_errors
-    def fails() -> None:
-        raise ValueError("mine")
-
-    with pytest.raises(ValueError, match="mine"):
-        fails()
-
-
-# ---------------------------------------------------------------------------------------------------
-# The pure helpers
-# ---------------------------------------------------------------------------------------------------
-
-
-def test_coalesce_merges_axes_every_operand_walks_contiguously():
-    assert cuda._coalesce((2, 3, 4), [(12, 4, 1), (12, 4, 1)]) == ([24], [[1], [1]])
-    assert cuda._coalesce((2, 3, 4), [(12, 4, 1), (0, 0, 0)]) == ([24], [[1], [0]])
-    assert cuda._coalesce((2, 3, 4), [(12, 4, 1), (0, 4, 1)]) == ([2, 12], [[12, 1], [0, 1]])
-    assert cuda._coalesce((3, 4), [(1, 3)]) == ([3, 4], [[1, 3]])  # a transpose stays 2-D
-    assert cuda._coalesce((1, 5, 1), [(5, 1, 1)]) == ([5], [[1]])
-    assert cuda._coalesce((), [(), ()]) == ([1], [[0], [0]])
-
-
-def test_broadcast_strides_and_runs_and_shapes():
-    assert cuda._broadcast_strides((3, 1), (2, 3, 4)) == (0, 1, 0)
-    assert cuda._broadcast_strides((), (2,)) == (0,)
-    assert cuda._runs((0, 1, 3)) == [(0, 2), (3, 4)]
-    assert cuda._resolve_shape(12, (2, -1)) == (2, 6)
-    assert cuda._resolve_shape(0, (0, 3)) == (0, 3)
-    with pytest.raises(ValueError):
-        cuda._resolve_shape(12, (-1, -1))
-
-
-@pytest.mark.parametrize("index", [(1, slice(None, None, -2)), (np.array([[0], [2]]), np.array([1, 0])), (None, ...)])
-def test_flat_positions_index_like_numpy(index):
-    flat = np.arange(24).reshape(3, 8)
-    np.testing.assert_array_equal(cuda._flat_positions((3, 8), index), flat[index])
 
 
 # ---------------------------------------------------------------------------------------------------

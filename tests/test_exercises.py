@@ -1,24 +1,23 @@
 """The exercises themselves: each one's pristine tests fail on its stub, pass on its reference solution,
-and catch deliberately wrong solutions (mutants) with the message meant for them; plus the catalog, the
-stub maker and the harness the pristine tests use."""
+and catch deliberately wrong solutions (mutants) with the message meant for them.
+
+These tests are about several modules at once (each exercise's source and pristine tests, with ``stubs`` and
+``harness``); the catalog's own tests are in test_catalog.py, the stub maker's in test_stubs.py and the
+harness's in test_harness.py."""
 from __future__ import annotations
 
-import configparser
 import importlib.util
 import inspect
 import itertools
-import random
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable
 
 import pytest
 
-import micrograd2 as mg
 from micrograd2.exercises import catalog, harness, stubs
 from micrograd2.exercises.harness import Mistake
 
-ROOT = Path(__file__).resolve().parent.parent
 EXERCISES = catalog.EXERCISES
 _names = itertools.count()
 
@@ -200,178 +199,3 @@ def test_a_wrong_solution_is_caught_with_the_intended_message(number: int, wrong
 
 def test_every_exercise_has_a_mutant() -> None:
     assert {m[0] for m in MUTANTS} == set(catalog.NUMBERS)
-
-
-# -- the catalog ---------------------------------------------------------------------------------------------
-def test_the_catalog_lists_one_source_and_one_test_file_per_exercise_in_lesson_order() -> None:
-    assert list(catalog.NUMBERS) == list(range(1, len(EXERCISES) + 1)) and len(EXERCISES) >= 8
-    assert [e.lesson for e in EXERCISES] == sorted(e.lesson for e in EXERCISES)
-    assert sorted(p.name for p in catalog.SOURCES.glob("ex*.py")) == [e.filename for e in EXERCISES]
-    assert sorted(p.name for p in catalog.TESTS.glob("test_*.py")) == [e.test_file.name for e in EXERCISES]
-    for e in EXERCISES:
-        assert e.name.startswith(f"ex{e.number:02d}_")
-        assert f"pytestmark = pytest.mark.{e.marker}\n" in e.test_file.read_text(encoding="utf-8")
-        assert len(e.hints) >= 3 and all(e.hints)
-
-
-def test_markers_are_registered_in_the_workspace_ini_and_in_setup_cfg() -> None:
-    for path, section in ((catalog.PYTEST_INI, "pytest"), (ROOT / "setup.cfg", "tool:pytest")):
-        cfg = configparser.ConfigParser()
-        cfg.read(path)
-        registered = {line.split(":")[0].strip() for line in cfg[section]["markers"].splitlines() if line.strip()}
-        assert {e.marker for e in EXERCISES} <= registered, path
-
-
-def test_hints_and_unknown_numbers() -> None:
-    assert catalog.hint(3, 1) == catalog.get(3).hints[0]
-    assert "ctx.save_for_backward" in catalog.hint(1, 2)
-    with pytest.raises(KeyError, match="valid numbers: 1-9"):
-        catalog.get(42)
-    with pytest.raises(IndexError, match="hints 1-3"):
-        catalog.hint(1, 4)
-
-
-# -- stubs ------------------------------------------------------------------------------------------------------
-def test_strip_solutions_replaces_each_block_by_one_raise_naming_the_method() -> None:
-    source = (
-        "class Mul:\n"
-        "    def forward(ctx, a, b):\n"
-        "        \"\"\"doc\"\"\"\n"
-        "        # BEGIN SOLUTION\n"
-        "        return a * b\n"
-        "        # END SOLUTION\n"
-        "\n"
-        "def f(x):\n"
-        "    y = 1\n"
-        "    # BEGIN SOLUTION: compute y from x\n"
-        "    y = x\n"
-        "    # END SOLUTION\n"
-        "    return y\n"
-    )
-    stub = stubs.strip_solutions(source, 4)
-    assert 'raise NotImplementedError("Exercise 4: implement Mul.forward")' in stub
-    assert '    raise NotImplementedError("Exercise 4: compute y from x")\n    return y\n' in stub
-    assert "a * b" not in stub and "y = x" not in stub and "SOLUTION" not in stub
-    assert stubs.solution_lines(source) == ["return a * b", "y = x"]
-
-
-@pytest.mark.parametrize("source, problem", [
-    ("# BEGIN SOLUTION\n# BEGIN SOLUTION\n", "inside the block"),
-    ("# END SOLUTION\n", "without a"),
-    ("def f():\n    # BEGIN SOLUTION\n    pass\n", "never closed"),
-])
-def test_strip_solutions_rejects_unbalanced_markers(source: str, problem: str) -> None:
-    with pytest.raises(ValueError, match=problem):
-        stubs.strip_solutions(source, 1)
-
-
-@pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.name)
-def test_each_stub_compiles_raises_for_its_exercise_and_holds_no_solution(exercise: catalog.Exercise) -> None:
-    source = exercise.source.read_text(encoding="utf-8")
-    stub = stubs.stub(exercise)
-    compile(stub, exercise.filename, "exec")
-    assert f'raise NotImplementedError("Exercise {exercise.number}: ' in stub
-    assert "SOLUTION" not in stub
-    blocks = source.count(stubs.BEGIN)
-    assert blocks >= 1 and stub.count("raise NotImplementedError(") == blocks
-    assert len(stub.splitlines()) == len(source.splitlines()) - len(stubs.solution_lines(source)) - blocks - \
-        sum(1 for line in _block_lines(source) if not line.strip())
-
-
-def _block_lines(source: str) -> list[str]:
-    inside, lines = False, []
-    for line in source.splitlines():
-        if stubs.BEGIN in line:
-            inside = True
-        elif stubs.END in line:
-            inside = False
-        elif inside:
-            lines.append(line)
-    return lines
-
-
-def test_a_workspace_holds_stubs_tests_readme_and_ini_but_no_solution(tmp_path: Path) -> None:
-    written = stubs.make_workspace(tmp_path / "class1")
-    names = sorted(str(p.relative_to(tmp_path / "class1")) for p in written)
-    assert "README.md" in names and "pytest.ini" in names
-    for e in EXERCISES:
-        assert (tmp_path / "class1" / e.filename).read_text(encoding="utf-8") == stubs.stub(e)
-        assert (tmp_path / "class1" / "tests" / e.test_file.name).read_text() == e.test_file.read_text()
-    readme = (tmp_path / "class1" / "README.md").read_text(encoding="utf-8")
-    assert all(e.title in readme for e in EXERCISES) and "{exercise_table}" not in readme
-    with pytest.raises(FileExistsError):
-        stubs.make_workspace(tmp_path / "class1")
-    (tmp_path / "class1" / "notes.txt").write_text("mine")
-    (tmp_path / "class1" / "ex01_mul_sum.py").write_text("edited")
-    stubs.make_workspace(tmp_path / "class1", force=True)
-    assert (tmp_path / "class1" / "notes.txt").read_text() == "mine"
-    assert (tmp_path / "class1" / "ex01_mul_sum.py").read_text() == stubs.stub(catalog.get(1))
-
-
-# -- the harness -------------------------------------------------------------------------------------------------
-def test_load_student_looks_in_the_graders_workspace_then_next_to_the_tests_then_the_sources(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    name = "ex01_mul_sum"
-    (tmp_path / "tests").mkdir()
-    (tmp_path / f"{name}.py").write_text("X = 1\n")
-    monkeypatch.delenv(harness.WORKSPACE_ENV, raising=False)
-    assert harness.student_path(name, str(tmp_path / "tests" / "test_x.py")) == tmp_path / f"{name}.py"
-    assert harness.student_path(name, None) == catalog.SOURCES / f"{name}.py"
-    monkeypatch.setenv(harness.WORKSPACE_ENV, str(tmp_path / "elsewhere"))
-    assert harness.student_path(name, str(tmp_path / "tests" / "test_x.py")) == tmp_path / "elsewhere" / f"{name}.py"
-    module = harness.load_module(tmp_path / f"{name}.py", "student_under_test")
-    assert module.X == 1 and harness.load_module(tmp_path / f"{name}.py", "student_under_test") is module
-
-
-def test_check_backward_names_the_first_differing_step_by_its_place_not_its_name() -> None:
-    class Times(mg.Function):  # wrong on purpose: d(x·c)/dx is c, this says 3
-        @staticmethod
-        def forward(ctx: Any, x: float, c: float) -> float:
-            return x * c
-
-        @staticmethod
-        def backward(ctx: Any, grad: float) -> tuple[float, None]:
-            return 3 * grad, None
-
-    with pytest.raises(Mistake) as caught:
-        harness.check_backward(lambda a: (Times.apply(a, 2.0) * a).tanh(), lambda a: ((a * 2.0) * a).tanh(),
-                               [0.5], "f")
-    message = str(caught.value)
-    assert message.startswith("step 3 of the backward walk of f (x0=0.5): node TimesBackward (the reference's "
-                              "MulBackward0), output 1.0, upstream gradient 0.393224: its gradient for input 0 is "
-                              "1.17967, expected 0.786448 (all inputs: got (1.17967, None), expected (0.786448, None))")
-    harness.check_backward(lambda a: (a * 2 * a).tanh(), lambda a: ((a * 2.0) * a).tanh(), [0.5])
-
-
-def test_check_backward_reports_a_different_graph() -> None:
-    with pytest.raises(Mistake, match="^step 2 of the backward walk \\(x0=0.0\\): node MulBackward0 \\(the "
-                                      "reference's TanhBackward0\\), output 0.0: backward returned 2 gradients, "
-                                      "expected 1$"):
-        harness.check_backward(lambda a: (a * 1.0).exp(), lambda a: a.tanh().exp(), [0.0])
-
-
-def test_check_backward_reports_a_wrong_forward_first() -> None:
-    with pytest.raises(Mistake, match="forward of f \\(x0=3.0\\) is wrong: got 9.0, expected 6.0"):
-        harness.check_backward(lambda a: a * a, lambda a: a * 2.0, [3.0], "f")
-
-
-def test_engine_order_is_the_order_the_engine_visits() -> None:
-    rng = random.Random(0)
-    for _ in range(20):
-        xs = [mg.Value(rng.uniform(-1, 1), requires_grad=True) for _ in range(3)]
-        pool = list(xs)
-        for _ in range(rng.randrange(2, 25)):
-            a, b = rng.choice(pool), rng.choice(pool)
-            pool.append([a * b, a + b, a.tanh(), mg.sum([a, b, a])][rng.randrange(4)])
-        root = mg.sum(pool[-3:])
-        expected = [n.name() for n in harness.engine_order(root) if n.name() != "AccumulateGrad"]
-        with mg.trace() as t:
-            root.backward()
-        assert [e.node for e in t.events if e.kind == "backward"] == expected
-
-
-def test_close_and_show() -> None:
-    assert harness.close(1.0, 1.0 + 1e-12) and not harness.close(1.0, 1.1)
-    assert harness.close(float("nan"), float("nan")) and harness.close(None, None) and not harness.close(None, 0.0)
-    assert [harness.show(x) for x in (3.0, 0.4199743416140261, None, float("inf"))] == ["3.0", "0.419974", "None",
-                                                                                        "inf"]

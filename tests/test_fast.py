@@ -3,7 +3,8 @@ saved values, trace events and errors, on random expression graphs (hypothesis).
 
 The reference path is reached without touching how the package chose at import: recording by calling
 ``Function.apply`` itself (what every reference operator does), and the walk by setting the engine's
-``_unwatched_walk`` to ``None`` for the test (pytest's monkeypatch, undone after it).
+``_unwatched_walk`` to ``None`` for the test (pytest's monkeypatch, undone after it).  The walk's own tests are in
+``test_walk.py``, the one-call recording's in ``test_recording.py``.
 """
 from __future__ import annotations
 
@@ -184,48 +185,3 @@ def test_micrograd2_reference_1_turns_the_speed_layer_off() -> None:
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "4.0"
-
-
-
-def _tensor_graph(t: Any) -> tuple:
-    node = t.grad_fn
-    return (t.detach().numpy().tolist(), t.dtype, t.requires_grad, node and node.name(), node and node._dtype,
-            node and tuple(None if n is None else n.name() for n, _ in node.next_functions),
-            node and tuple((role, repr(value.tolist() if hasattr(value, "tolist") else value))
-                           for role, _, value in node.saved_entries()))
-
-
-@pytest.mark.skipif(not fast.ENABLED, reason="the speed layer is off (MICROGRAD2_REFERENCE=1)")
-@pytest.mark.parametrize("requires", [(True, True), (True, False), (False, True), (False, False)])
-def test_tensor_operators_on_the_speed_layer_build_what_apply_builds(requires: tuple[bool, bool]) -> None:
-    from micrograd2.tensors import arithmetic, unary
-
-    a = mg.tensor([[1.5, -2.0], [0.5, 3.0]], requires_grad=requires[0])
-    b = mg.tensor([[2.0, 0.25], [-1.0, 4.0]], requires_grad=requires[1])
-    for op, fn in (("__add__", arithmetic.Add), ("__sub__", arithmetic.Sub), ("__mul__", arithmetic.Mul),
-                   ("__truediv__", arithmetic.Div)):
-        assert _tensor_graph(getattr(a, op)(b)) == _tensor_graph(fn.apply(a, b))
-    for name in ("exp", "tanh", "relu", "sigmoid", "abs"):
-        fn = getattr(unary, name.capitalize())
-        assert _tensor_graph(getattr(a, name)()) == _tensor_graph(fn.apply(a))
-    assert _tensor_graph(-a) == _tensor_graph(arithmetic.Neg.apply(a))
-
-
-@pytest.mark.skipif(not fast.ENABLED, reason="the speed layer is off (MICROGRAD2_REFERENCE=1)")
-def test_a_live_custom_function_sends_only_the_graphs_holding_it_to_the_reference_walk(monkeypatch) -> None:
-    from conftest import SumAndProduct
-
-    from micrograd2.autograd import engine
-    from micrograd2.fast import walk as fast_walk
-
-    taken: list[str] = []
-    run, reference = fast_walk.run, engine.reference_walk
-    monkeypatch.setattr(fast_walk, "run", lambda *a: taken.append("fast") or run(*a))
-    monkeypatch.setattr(fast_walk, "reference_walk", lambda *a: taken.append("reference") or reference(*a))
-    a, b = mg.Value(2.0, requires_grad=True), mg.Value(3.0, requires_grad=True)
-    total, product = SumAndProduct.apply(a, b)  # alive from here on: custom.LIVE holds its node
-    (a * a).backward()  # a graph without it
-    total.backward(retain_graph=True)  # through it, output 0
-    product.backward()  # output 1: the root's edge is (node, 1)
-    assert taken == ["fast", "reference", "reference"]
-    assert a.grad == 4.0 + 1.0 + 3.0 and b.grad == 1.0 + 2.0

@@ -1,5 +1,6 @@
 """The grader: pristine tests in a subprocess per exercise, timeouts that say where the code was, syntax and
-import errors named with file and line, nothing left running after Ctrl-C, SIGTERM or SIGKILL."""
+import errors named with file and line, nothing left running after Ctrl-C, SIGTERM or SIGKILL.  (The runner's own
+tests, one exercise in one process, are in test_runner.py; the time limits' in test_bounds.py.)"""
 from __future__ import annotations
 
 import os
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from micrograd2.exercises import bounds, catalog, grader, runner, stubs
+from micrograd2.exercises import bounds, catalog, grader, stubs
 from micrograd2.exercises.grader import CaseResult, ExerciseResult
 
 
@@ -102,12 +103,6 @@ def test_a_name_error_in_a_test_keeps_file_line_and_message(tmp_path: Path) -> N
     line = line_of(7, "return grad_output * 4 * y", broken)
     assert r.status == "failed"
     assert r.summary == f"ex07_custom_function.py:{line}: NameError: name 'y' is not defined"
-
-
-def test_a_missing_file_is_an_error_that_says_how_to_restore_it(tmp_path: Path) -> None:
-    problem = runner.import_problem(catalog.get(5), tmp_path)
-    assert problem is not None and problem.startswith("ex05_grad_accumulation.py is missing from")
-    assert "micrograd2 exercise start --force" in problem
 
 
 def test_correct_solutions_pass(broken: dict[int, ExerciseResult]) -> None:

@@ -1,5 +1,8 @@
-"""``mg.tensor`` / ``mg.Tensor``: creation, reading, and the autograd semantics it shares with ``Value``
-(accumulation, retain_graph, no_grad, detach, in-place checks, hooks, custom Functions, dtypes, events)."""
+"""``mg.Tensor``: reading a Tensor, and the autograd semantics it shares with ``Value`` (accumulation, retain_graph,
+no_grad, detach, in-place checks, hooks, custom Functions, dtypes, anomaly mode, gradcheck): tests about the Tensor
+class and the core together.  Making Tensors is in ``test_tensor_creation.py``, casts in ``test_tensor_casts.py``,
+the in-place arithmetic in ``test_tensor_arithmetic.py``, ``copy_`` in ``test_tensor_shapes.py``, the events the
+Tensor ops announce in ``test_events.py``."""
 from __future__ import annotations
 
 import subprocess
@@ -11,42 +14,9 @@ import pytest
 from conftest import SquareAndDouble
 
 import micrograd2 as mg
-from micrograd2.autograd import events
 from micrograd2.tensors import Tensor
 
-
 # -- creation and reading -------------------------------------------------------------------------
-def test_tensor_defaults_to_a_float32_leaf_on_cpu() -> None:
-    t = mg.tensor([[1, 2], [3, 4]])
-    assert isinstance(t, mg.Tensor) and isinstance(t, mg.autograd.Variable)
-    assert t.dtype == "float32" and t.device == "cpu" and t.shape == (2, 2)
-    assert t.is_leaf and not t.requires_grad and t.grad_fn is None and t.grad is None
-    assert t.data.dtype == np.float32 and t.numpy().tolist() == [[1.0, 2.0], [3.0, 4.0]]
-
-
-def test_tensor_copies_its_data_and_takes_dtype_on_request() -> None:
-    host = np.array([1.5, 2.5])
-    t = mg.tensor(host, dtype="float64")
-    host[0] = 0.0
-    assert t.tolist() == [1.5, 2.5] and t.dtype == "float64"
-    assert mg.tensor([0, 2], dtype="int64").dtype == "int64"
-    assert mg.tensor([True], dtype="bool").dtype == "bool"
-    assert mg.tensor(1.0, dtype="double").dtype == "float64"
-    assert mg.Tensor([1.0]).dtype == "float32"
-
-
-def test_tensor_of_a_tensor_and_of_numbers_in_lists() -> None:
-    a = mg.tensor([1.0, 2.0], requires_grad=True)
-    b = mg.tensor(a)
-    assert b.tolist() == [1.0, 2.0] and not b.requires_grad
-    assert mg.tensor([mg.tensor(3.0), mg.Value(4.0)]).tolist() == [3.0, 4.0]
-
-
-def test_bad_data_and_dtype_are_rejected_clearly() -> None:
-    with pytest.raises(TypeError, match="tensor\\(data\\) needs numbers"):
-        mg.tensor("abc")
-    with pytest.raises(ValueError, match="unknown dtype"):
-        mg.tensor([1.0], dtype="float8")
 
 
 def test_only_float_tensors_can_require_grad() -> None:
@@ -94,11 +64,6 @@ def test_cuda_device_without_a_gpu_says_what_is_missing() -> None:
 def test_unknown_device_is_a_runtime_error() -> None:
     with pytest.raises(RuntimeError, match="Expected one of cpu, cuda device type"):
         mg.tensor([1.0], device="tpu")
-
-
-def test_to_the_same_device_and_dtype_returns_self() -> None:
-    t = mg.tensor([1.0], requires_grad=True)
-    assert t.to("cpu") is t and t.to("float32") is t and t.cpu() is t
 
 
 def test_importing_micrograd2_does_not_import_numpy_but_tensors_does() -> None:
@@ -268,26 +233,6 @@ def test_in_place_on_a_leaf_that_requires_grad_raises_at_once() -> None:
         x += 1
 
 
-def test_in_place_under_no_grad_is_allowed_and_bumps_the_version() -> None:
-    x = mg.tensor([1.0], requires_grad=True)
-    data = x.data
-    with mg.no_grad():
-        x.add_(1)
-        x -= 0.5
-        x *= 4
-    assert x.tolist() == [6.0] and x._version == 3 and x.is_leaf and x.data is data  # E7
-
-
-def test_plus_equals_is_in_place_as_in_pytorch() -> None:
-    x = mg.tensor([1.0, 2.0], requires_grad=True)
-    a = x * 1
-    alias = a
-    a += 1
-    assert a is alias and a.grad_fn.name() == "AddBackward0" and a._version == 1
-    (a * 3).sum().backward()
-    assert x.grad.tolist() == [3.0, 3.0]
-
-
 def test_in_place_on_a_saved_non_leaf_fails_at_backward_naming_the_output() -> None:
     x = mg.tensor([1.0], requires_grad=True)
     b = x.exp()
@@ -295,15 +240,6 @@ def test_in_place_on_a_saved_non_leaf_fails_at_backward_naming_the_output() -> N
     b.add_(1)
     with pytest.raises(RuntimeError, match="which is output 0 of ExpBackward0"):
         y.backward()
-
-
-def test_in_place_mul_keeps_the_old_value_for_backward() -> None:
-    x = mg.tensor([2.0], requires_grad=True)
-    w = mg.tensor([3.0], requires_grad=True)
-    a = x * 1
-    a.mul_(w)  # MulBackward0 needs a's value before the multiplication for w's gradient
-    a.sum().backward()
-    assert w.grad.tolist() == [2.0] and x.grad.tolist() == [3.0]
 
 
 def test_in_place_keeps_the_shape() -> None:
@@ -351,96 +287,6 @@ def test_setitem_at_a_repeated_position_keeps_the_last_write_as_pytorch() -> Non
     (y * y).sum().backward()
     assert x.grad.numpy().tolist() == [[2.0, 0.0], [6.0, 0.0]]
     assert v.grad.numpy().tolist() == [14.0, 12.0, 14.0]  # PyTorch's too: every value reads its position
-
-
-def test_copy_and_fill_in_place() -> None:
-    src = mg.tensor([1.0, 2.0], requires_grad=True)
-    buf = mg.tensor([0.0, 0.0])
-    buf.copy_(src * 3)
-    assert buf.tolist() == [3.0, 6.0] and buf.requires_grad
-    buf.sum().backward()
-    assert src.grad.tolist() == [3.0, 3.0]
-    with mg.no_grad():
-        src.fill_(7.0)
-    assert src.tolist() == [7.0, 7.0]
-    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
-        src.copy_(mg.tensor([0.0, 0.0]))
-
-
-def _edges(t: Any) -> tuple[Any, ...]:
-    return tuple(n and n.name() for n, _ in t.grad_fn.next_functions)
-
-
-def test_copy_records_one_copybackwards_node_as_pytorch() -> None:
-    x, s = mg.tensor([1.0, 2.0], requires_grad=True), mg.tensor([3.0, 4.0], requires_grad=True)
-    y = x * 1
-    y.copy_(s * 2)
-    assert y.grad_fn.name() == "CopyBackwards" and _edges(y) == ("MulBackward0", "MulBackward0")
-    assert y.tolist() == [6.0, 8.0] and y._version == 1
-    (y * mg.tensor([5.0, 7.0])).sum().backward()
-    assert x.grad.tolist() == [0.0, 0.0] and s.grad.tolist() == [10.0, 14.0]  # the old value was overwritten
-    z = mg.tensor([0.0, 0.0])
-    z.copy_(s)
-    assert _edges(z) == (None, "AccumulateGrad")
-
-
-def test_copy_broadcasts_and_casts_and_the_gradient_comes_back_in_srcs_shape_and_dtype() -> None:
-    s = mg.tensor([[3.0], [4.0]], requires_grad=True, dtype="float64")
-    z = mg.tensor(np.zeros((2, 3)))
-    z.copy_(s)
-    assert z.dtype == "float32" and z.tolist() == [[3.0] * 3, [4.0] * 3]
-    (z * mg.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])).sum().backward()
-    assert s.grad.dtype == "float64" and s.grad.tolist() == [[6.0], [15.0]]
-    with pytest.raises(RuntimeError, match="(?s)doesn't match the broadcast shape.*What to do"):
-        z.copy_(mg.tensor(np.zeros((4, 2, 3))))
-
-
-def test_copy_of_a_number_and_into_an_integer_tensor_change_only_numbers() -> None:
-    z = mg.tensor([0.0, 0.0])
-    z.copy_(2.5)
-    assert z.tolist() == [2.5, 2.5] and z._version == 1 and z.grad_fn is None
-    n = mg.tensor([0, 0], dtype="int64")
-    n.copy_(mg.tensor([1.5, -2.7], requires_grad=True))
-    assert n.tolist() == [1, -2] and not n.requires_grad
-
-
-def test_copy_under_no_grad_and_into_a_view() -> None:
-    leaf = mg.tensor([0.0, 0.0], requires_grad=True)
-    with mg.no_grad():
-        leaf.copy_(mg.tensor([1.0, 2.0], requires_grad=True))
-    assert leaf.tolist() == [1.0, 2.0] and leaf.grad_fn is None and leaf._version == 1
-    b, s = mg.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True), mg.tensor([5.0, 6.0], requires_grad=True)
-    base = b * 1
-    base[1].copy_(s)
-    assert base.grad_fn.name() == "CopySlices" and base.tolist() == [[1.0, 2.0], [5.0, 6.0]]
-    (base * mg.tensor([[1.0, 2.0], [3.0, 4.0]])).sum().backward()
-    assert b.grad.tolist() == [[1.0, 2.0], [0.0, 0.0]] and s.grad.tolist() == [3.0, 4.0]
-
-
-def test_copy_is_twice_differentiable() -> None:
-    s = mg.tensor([0.3, -1.2], requires_grad=True, dtype="float64")
-    z = mg.tensor([0.0, 0.0], dtype="float32")
-
-    def f(a: Any) -> Any:
-        out = mg.tensor([0.0, 0.0], dtype="float64") * 1
-        out.copy_(a * a)
-        return (out * out).sum()
-
-    assert mg.autograd.gradcheck(f, (s,))
-    z.copy_(s * s)
-    (g,) = mg.autograd.grad((z * z).sum(), [s], create_graph=True)  # 4 s³, through a float32 copy
-    assert g.dtype == "float64" and np.allclose(g.tolist(), [4 * 0.3**3, 4 * -1.2**3], rtol=1e-6)
-    g.sum().backward()
-    assert np.allclose(s.grad.tolist(), [12 * 0.3**2, 12 * 1.2**2], rtol=1e-6)
-
-
-def test_zero_on_a_non_leaf_cuts_the_gradient() -> None:
-    x = mg.tensor([1.0], requires_grad=True)
-    a = x * 2
-    a.zero_()
-    assert a.grad_fn.name() == "ZeroBackward0" and a.tolist() == [0.0]
-    (a + x).sum().backward()
-    assert x.grad.tolist() == [1.0]  # only the "+ x" path: zero_ sent 0 to x * 2
 
 
 # -- hooks ---------------------------------------------------------------------------------------------
@@ -491,13 +337,6 @@ def test_a_custom_function_gives_second_derivatives_on_tensors() -> None:
 
 
 # -- dtypes ------------------------------------------------------------------------------------------------
-def test_to_dtype_is_differentiable_and_the_gradient_comes_back_in_the_input_dtype() -> None:
-    x = mg.tensor([1.0, 2.0], requires_grad=True, dtype="float64")
-    y = x.to("float32")
-    assert y.dtype == "float32" and y.grad_fn.name() == "ToCopyBackward0"
-    (y * y).sum().backward()
-    assert x.grad.dtype == "float64" and x.grad.tolist() == [2.0, 4.0]
-    assert x.float().dtype == "float32" and x.half().dtype == "float16" and x.double() is x
 
 
 def test_float16_gradients_underflow_like_pytorch() -> None:
@@ -522,22 +361,7 @@ def test_the_tensor_engine_rounds_and_adds_its_gradients_itself() -> None:
     assert isinstance(total, np.ndarray) and total.shape == () and total == 3.0  # not a NumPy scalar
 
 
-# -- events ------------------------------------------------------------------------------------------------
-def test_the_core_announces_tensor_ops_with_arrays() -> None:
-    seen: list[tuple[str, dict[str, Any]]] = []
-    listener = lambda kind, fields: seen.append((kind, fields))  # noqa: E731
-    events.subscribe(listener)
-    try:
-        x = mg.tensor([1.0, 2.0], requires_grad=True)
-        (x * x).sum().backward()
-    finally:
-        events.unsubscribe(listener)
-    kinds = [k for k, _ in seen]
-    assert kinds.count("forward") == 2 and kinds.count("visit") == 2 and "accumulate" in kinds
-    visit = next(f for k, f in seen if k == "visit")
-    assert isinstance(visit["grad_output"], np.ndarray)
-    forward = next(f for k, f in seen if k == "forward")
-    assert isinstance(forward["output"], Tensor)
+# -- anomaly mode ------------------------------------------------------------------------------------------
 
 
 @pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")  # pytest resets our filter

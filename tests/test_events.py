@@ -1,0 +1,102 @@
+"""``micrograd2.autograd.events``: the hook point where the core announces what it does.
+
+It proves that ``listening`` is true exactly while somebody is subscribed, that ``emit`` hands ``(kind, fields)``
+to every listener in order (a listener may unsubscribe itself while being called), that pass numbers only grow,
+that ``backward_pass`` announces its start and end (``failed`` when the pass raised), and that the Tensor ops
+announce themselves with Tensors and backend arrays.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+import micrograd2 as mg
+from micrograd2.autograd import events
+from micrograd2.tensors import Tensor
+
+
+def test_listening_is_true_exactly_while_somebody_is_subscribed() -> None:
+    first = lambda kind, fields: None  # noqa: E731
+    second = lambda kind, fields: None  # noqa: E731
+    assert not events.listening
+    events.subscribe(first)
+    events.subscribe(second)
+    try:
+        assert events.listening
+        events.unsubscribe(first)
+        assert events.listening
+    finally:
+        events.unsubscribe(second)
+    assert not events.listening and events._listeners == []
+
+
+def test_emit_sends_kind_and_fields_to_every_listener_in_order() -> None:
+    seen: list[tuple[str, str, dict[str, Any]]] = []
+
+    def first(kind: str, fields: dict[str, Any]) -> None:
+        seen.append(("first", kind, fields))
+        events.unsubscribe(first)  # leaving while being called: the others still hear this event
+
+    def second(kind: str, fields: dict[str, Any]) -> None:
+        seen.append(("second", kind, fields))
+
+    events.subscribe(first)
+    events.subscribe(second)
+    try:
+        events.emit("free", node="n", saved=(1.0,))
+        events.emit("free", node="m", saved=())
+    finally:
+        events.unsubscribe(second)
+    n, m = {"node": "n", "saved": (1.0,)}, {"node": "m", "saved": ()}
+    assert seen == [("first", "free", n), ("second", "free", n), ("second", "free", m)]
+
+
+def test_pass_numbers_increase() -> None:
+    a = events.next_pass_number()
+    b = events.next_pass_number()
+    assert b == a + 1
+
+
+def test_backward_pass_announces_its_start_and_end_and_whether_it_failed() -> None:
+    seen: list[tuple[str, dict[str, Any]]] = []
+    listener = lambda kind, fields: seen.append((kind, fields))  # noqa: E731
+    events.subscribe(listener)
+    try:
+        with events.backward_pass(("root",), [("root", 1.0)]) as ok:
+            pass
+        with pytest.raises(ZeroDivisionError), events.backward_pass(("root",), [("root", 2.0)]) as bad:
+            1 / 0
+    finally:
+        events.unsubscribe(listener)
+    assert bad == ok + 1
+    assert seen == [("backward_start", {"roots": ("root",), "grads": (1.0,), "pass_no": ok}),
+                    ("backward_end", {"pass_no": ok, "failed": False}),
+                    ("backward_start", {"roots": ("root",), "grads": (2.0,), "pass_no": bad}),
+                    ("backward_end", {"pass_no": bad, "failed": True})]
+
+
+def test_a_backward_pass_nobody_listens_to_still_gets_a_number() -> None:
+    with events.backward_pass((), []) as first:
+        pass
+    with events.backward_pass((), []) as second:
+        pass
+    assert second == first + 1
+
+
+def test_the_core_announces_tensor_ops_with_arrays() -> None:
+    seen: list[tuple[str, dict[str, Any]]] = []
+    listener = lambda kind, fields: seen.append((kind, fields))  # noqa: E731
+    events.subscribe(listener)
+    try:
+        x = mg.tensor([1.0, 2.0], requires_grad=True)
+        (x * x).sum().backward()
+    finally:
+        events.unsubscribe(listener)
+    kinds = [k for k, _ in seen]
+    assert kinds.count("forward") == 2 and kinds.count("visit") == 2 and "accumulate" in kinds
+    visit = next(f for k, f in seen if k == "visit")
+    assert isinstance(visit["grad_output"], np.ndarray)
+    forward = next(f for k, f in seen if k == "forward")
+    assert isinstance(forward["output"], Tensor)

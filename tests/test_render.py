@@ -1,0 +1,76 @@
+"""``mg.render`` (micrograd2/viz/render.py): a diagram to a file with Graphviz's ``dot``, or its DOT source without it.
+
+It proves that with ``dot`` each format (SVG, PNG, PDF) is written and an SVG shows the node names; that
+without ``dot`` the DOT source is written instead with one one-line warning saying how to install Graphviz;
+that a ``.gv``/``.dot`` path gets the source and an unknown suffix is refused; and that a Value shows its graph
+as SVG in Jupyter (``None`` without ``dot``).
+"""
+from __future__ import annotations
+
+import shutil
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import micrograd2 as mg
+from micrograd2.viz import GraphvizMissingWarning
+
+HAS_DOT = shutil.which("dot") is not None
+needs_dot = pytest.mark.skipif(not HAS_DOT, reason="Graphviz's dot is not installed")
+
+
+@needs_dot
+@pytest.mark.parametrize("suffix, magic", [(".svg", b"<svg"), (".png", b"\x89PNG"), (".pdf", b"%PDF")])
+def test_render_writes_each_format_with_dot(block1: dict[str, Any], tmp_path: Path, suffix: str,
+                                           magic: bytes) -> None:
+    path = mg.render(mg.draw(block1["z"]), tmp_path / f"graph{suffix}")
+    assert path == str(tmp_path / f"graph{suffix}")
+    data = Path(path).read_bytes()
+    assert magic in data[:400]
+
+
+@needs_dot
+def test_svg_shows_the_node_names(block1: dict[str, Any], tmp_path: Path) -> None:
+    svg = Path(mg.render(mg.draw(block1["z"]), tmp_path / "g.svg")).read_text()
+    for text in ("SumBackward0", "MulBackward0", "AccumulateGrad", "x[0]", "data 23.0", "legend"):
+        assert text in svg
+
+
+def test_render_without_dot_writes_the_source_and_warns_once(block1: dict[str, Any], tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    g = mg.draw(block1["z"])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        path = mg.render(g, tmp_path / "out" / "graph.svg")
+    assert path == str(tmp_path / "out" / "graph.dot")
+    assert Path(path).read_text() == g.source
+    assert not (tmp_path / "out" / "graph.svg").exists()
+    assert len(caught) == 1 and caught[0].category is GraphvizMissingWarning
+    message = str(caught[0].message)
+    assert "\n" not in message
+    for hint in ("apt-get install graphviz", "brew install graphviz", "conda install graphviz"):
+        assert hint in message
+
+
+def test_render_writes_dot_source_by_suffix_and_refuses_unknown_suffixes(block1: dict[str, Any],
+                                                                          tmp_path: Path) -> None:
+    g = mg.draw(block1["z"])
+    assert Path(mg.render(g, tmp_path / "g.gv")).read_text() == g.source
+    with pytest.raises(ValueError, match="writes .svg, .png, .pdf or .dot"):
+        mg.render(g, tmp_path / "g.jpeg")
+
+
+@needs_dot
+def test_values_show_their_graph_in_jupyter(block1: dict[str, Any]) -> None:
+    svg = block1["z"]._repr_svg_()
+    assert svg.startswith("<svg") and "SumBackward0" in svg
+
+
+def test_jupyter_picture_is_none_without_dot(block1: dict[str, Any], monkeypatch: pytest.MonkeyPatch,
+                                             tmp_path: Path) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert block1["z"]._repr_svg_() is None
+
