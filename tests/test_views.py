@@ -27,7 +27,8 @@ def test_a_view_made_before_an_in_place_op_on_its_base_follows_the_base() -> Non
     y = x * 1
     v = y[0:2]
     y.mul_(2)
-    assert v.grad_fn.next_functions[0][0] is y.grad_fn  # SliceBackward0 -> MulBackward0
+    assert v.grad_fn.name() == "AsStridedBackward0"  # as PyTorch: the view reads from the new base
+    assert v.grad_fn.next_functions[0][0] is y.grad_fn  # AsStridedBackward0 -> MulBackward0
     v.sum().backward()
     assert x.grad.numpy().tolist() == [2.0, 2.0, 0.0]
 
@@ -76,7 +77,8 @@ def test_under_no_grad_only_the_numbers_change() -> None:
     v = y[0:2]
     with mg.no_grad():
         v.div_(2)
-    assert y.grad_fn.name() == "MulBackward0" and v.grad_fn.name() == "SliceBackward0"
+    assert y.grad_fn.name() == "MulBackward0" and v.grad_fn.name() == "AsStridedBackward0"  # as PyTorch's
+    assert v.grad_fn.next_functions[0][0] is y.grad_fn  # the view reads its base afresh: no CopySlices
     assert y.detach().numpy().tolist() == [0.5, 1.0, 3.0]
 
 
@@ -167,13 +169,64 @@ def test_a_long_chain_of_views_costs_one_link_each_and_no_recursion() -> None:
     assert x.grad.numpy().tolist() == [[2.0, 2.0], [2.0, 2.0]]
 
 
-def test_live_views_of_views_are_derived_again_step_by_step_not_each_from_scratch() -> None:
+def test_live_views_of_views_are_located_in_the_base_step_by_step_not_each_from_scratch() -> None:
     x = t([[1.0, 2.0], [3.0, 4.0]])
     y = x * 1
     views = [y.t()]
     for _ in range(2_999):  # 3,000 live views, each a view of the one before: 3,000 steps, not 4.5 million
         views.append(views[-1].t())
     y.mul_(3)
-    assert views[-1].grad_fn.next_functions[0][0] is views[-2].grad_fn
+    assert views[-1].grad_fn.name() == "AsStridedBackward0" and views[-1].grad_fn.next_functions[0][0] is y.grad_fn
     (views[-1] * views[10]).sum().backward()  # y · yᵀ summed, with y = 3x
     assert x.grad.numpy().tolist() == [[18.0, 54.0], [36.0, 72.0]]
+
+
+@pytest.fixture
+def emulated_cuda(monkeypatch: pytest.MonkeyPatch):
+    """``device="cuda"`` on the CPU emulator of the kernels, where indexing and transposing copy."""
+    emulator = pytest.importorskip("cuda_emu.emulator")
+    cuda = pytest.importorskip("micrograd2.backends.cuda")
+    from micrograd2 import backends
+
+    be = cuda.CudaBackend(emulator.EmulatedDevice(tiles=emulator.SMALL_TILES))
+    monkeypatch.setitem(backends._backends, "cuda", be)
+    monkeypatch.setitem(backends._by_array_type, type(be.full((1,), 0.0, "float32")), be)
+
+
+def _names(node):
+    return node.name(), tuple(None if n is None else n.name() for n, _ in node.next_functions)
+
+
+def _setitem_chain_and_no_grad(device):
+    x = mg.tensor([[1.0, -2.0, 3.0], [0.5, 4.0, -1.5]], requires_grad=True, dtype="float64", device=device)
+    w = mg.tensor([2.0, -3.0], requires_grad=True, dtype="float64", device=device)
+    y = x * 2
+    row, cell = y[0], y.t()[1]
+    row[1] = 5.0  # a setitem on a view: copy_ into a view of the view
+    cell.mul_(w)  # a view of a view
+    with mg.no_grad():
+        row.div_(2)  # numbers only, written into the base on CUDA too (where row is a copy)
+    nodes = [_names(y.grad_fn), _names(row.grad_fn), _names(cell.grad_fn)]
+    ((y * y).sum() + (cell * cell).sum()).backward()
+    return nodes, y.to("cpu").tolist(), cell.to("cpu").tolist(), x.grad.to("cpu").tolist(), w.grad.to("cpu").tolist()
+
+
+def test_the_nodes_of_in_place_ops_on_views_are_torchs_on_emulated_cuda(emulated_cuda) -> None:
+    ours = _setitem_chain_and_no_grad("cuda")
+    cpu = _setitem_chain_and_no_grad("cpu")
+    assert ours[0] == cpu[0] == [("CopySlices", ("CopySlices", "AccumulateGrad")),
+                                 ("AsStridedBackward0", ("CopySlices",)), ("AsStridedBackward0", ("CopySlices",))]
+    assert ours[2:] == cpu[2:]
+
+
+def test_add_mul_sub_under_no_grad_on_a_view_reach_the_base_on_emulated_cuda(emulated_cuda) -> None:
+    seen = {}
+    for device in ("cpu", "cuda"):
+        base = mg.tensor([[1.0, 2.0], [3.0, 4.0]], device=device)
+        row, column = base[0], base.t()[1]  # copies on CUDA, views of the memory on the CPU
+        with mg.no_grad():
+            row.add_(10.0)
+            column.mul_(2.0)
+            row.sub_(1.0, alpha=0.5)
+        seen[device] = base.to("cpu").tolist(), row.to("cpu").tolist(), column.to("cpu").tolist()
+    assert seen["cuda"] == seen["cpu"] == ([[10.5, 23.5], [3.0, 8.0]], [10.5, 23.5], [23.5, 8.0])

@@ -12,7 +12,7 @@ import math
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..autograd import grad_mode
-from . import strides
+from . import strides, views
 from .compute import (
     TensorFunction,
     backend,
@@ -383,7 +383,8 @@ def in_place(x: Tensor, fn: type[TensorFunction], other: Any, fast: str | None, 
             f"result type Float can't be cast to the desired output type {name}\n"
             "What to do: an in-place op keeps the Tensor's dtype; use t = t + x (a new float Tensor) or t.float()."
         )
-    if fast is not None and not grad_mode.is_grad_enabled() and x.dtype in ("float32", "float64"):
+    if fast is not None and not grad_mode.is_grad_enabled() and x.dtype in ("float32", "float64") \
+            and not views.aliased(x):  # (a view, or a base of views: views.py's machinery writes them all)
         od = data_of(o)
         be = x._backend
         target, source = be.shape(x.data), shape_of(od) or ()

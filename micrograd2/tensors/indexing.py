@@ -134,6 +134,10 @@ def stack(slices: Any, dim: int) -> Any:
     return out
 
 
+# A view made again from its base after an in-place op (PyTorch's as_strided, on the base's element numbers:
+# ``index`` says where the view's elements are in the base; backward adds the gradient back there).
+AsStrided = renamed(Index, "AsStrided", "AsStridedBackward0")
+
 Unbound = renamed(Index, "Unbound", "SelectBackward0")  # an output of a recorded unbind, as a view (views.py)
 
 SEVERAL_VIEWS = (
@@ -153,18 +157,9 @@ class SetItem(TensorFunction):
 
     @staticmethod
     def forward(ctx, x, value, index):
-        be = backend(x)
-        xs, dtype = be.shape(x), be.dtype(x)
-        region = be.shape(be.getitem(x, index))
-        v = be.broadcast_to(value if type(value) in _array_types else be.full((), float(value), dtype), region)
-        last = _last_writes(be, xs, index)
-        if last is not None:  # a position given twice: the last write wins (NumPy's and PyTorch's CPU rule)
-            v = be.where(last, v, 0.0)
-        filled = be.scatter_add(xs, index, v, dtype)
-        written = be.binary("gt", be.scatter_add(xs, index, be.full(region, 1.0, dtype), dtype), 0.0)
+        out, ctx.keep = write_at(x, value, index)
         ctx.index, ctx.value_shape = index, shape_of(value)
-        ctx.keep = be.binary("eq", written, False)
-        return be.where(written, filled, x)
+        return out
 
     @staticmethod
     def backward(ctx, grad):
@@ -173,6 +168,21 @@ class SetItem(TensorFunction):
             picked = grad[ctx.index] if is_tensor(grad) else backend(grad).getitem(grad, ctx.index)
             grad_value = sum_to(picked, ctx.value_shape)
         return mask_mul(grad, ctx.keep), grad_value, None
+
+
+def write_at(x: Any, value: Any, index: Any) -> tuple[Any, Any]:
+    """The array ``x`` with ``value`` (broadcast) written at ``index``, out of place, and the mask of the
+    positions kept (not written)."""
+    be = backend(x)
+    xs, dtype = be.shape(x), be.dtype(x)
+    region = be.shape(be.getitem(x, index))
+    v = be.broadcast_to(value if type(value) in _array_types else be.full((), float(value), dtype), region)
+    last = _last_writes(be, xs, index)
+    if last is not None:  # a position given twice: the last write wins (NumPy's and PyTorch's CPU rule)
+        v = be.where(last, v, 0.0)
+    filled = be.scatter_add(xs, index, v, dtype)
+    written = be.binary("gt", be.scatter_add(xs, index, be.full(region, 1.0, dtype), dtype), 0.0)
+    return be.where(written, filled, x), be.binary("eq", written, False)
 
 
 def element_numbers(be: Any, shape: tuple[int, ...]) -> Any:
@@ -240,19 +250,35 @@ def _basic_steps(index: Any, ndim: int) -> list[tuple[Any, tuple[Any, ...]]]:
 
 
 def setitem(x: Tensor, index: Any, value: Any) -> None:
-    """``x[index] = value`` in place (``CopySlices``), as PyTorch."""
+    """``x[index] = value`` in place (``CopySlices``), as PyTorch.  With a basic index, while the op is
+    recorded, PyTorch copies into the view ``x[index]``: its ``CopySlices`` keeps that ``CopyBackwards``
+    (edges: x's old history, the value's)."""
     index = _arrays_in(x, index)
+    if x._base is not None and grad_mode.is_grad_enabled():  # PyTorch writes through x[index]: named after it
+        steps = _basic_steps(index, x.ndim) if is_basic_index(index) else []
+        refuse_several_views_in_place(x, steps[-1][0] if steps else None)
+    if _copies_into_a_view(x, index, value):
+        x[index].copy_(value)
+        return
     if isinstance(value, type(x)):
         if value._backend is not x._backend:
             value = cross_device(x, value)
     elif type(value) not in _array_types:
         kind = storage_dtype(x.dtype) if x.dtype in FLOATS else x.dtype
         value = type(x)(value, dtype=kind, device=x.device).data
-    if x._base is not None and grad_mode.is_grad_enabled():  # PyTorch writes through x[index]: named after it
-        steps = _basic_steps(index, x.ndim) if is_basic_index(index) else []
-        refuse_several_views_in_place(x, steps[-1][0] if steps else None)
     x._check_view_in_place()
     x._in_place(SetItem, value, index)
+
+
+def _copies_into_a_view(x: Tensor, index: Any, value: Any) -> bool:
+    """Does ``x[index] = value`` record PyTorch's ``x[index].copy_(value)``: a basic index, in grad mode,
+    a value of x's device, and x or the value in the graph?  (Else the numbers are written as they are.)"""
+    if not is_basic_index(index) or not grad_mode.is_grad_enabled():
+        return False
+    tensor = isinstance(value, type(x))
+    if tensor and value._backend is not x._backend or not tensor and not isinstance(value, (int, float)):
+        return False
+    return bool(x.requires_grad or (tensor and value.requires_grad))
 
 
 def _arrays_in(x: Tensor, index: Any) -> Any:

@@ -4,17 +4,20 @@
 ``y``'s (their *base*).  Writing through one changes the other, so an in-place op in grad mode must
 change the history of both, as PyTorch does:
 
-* in place on the base (``y.mul_(2)``): ``y`` gets its new ``grad_fn`` and every live view of ``y``
-  is derived again from it (``v = y[0:2]`` now reads ``SliceBackward0`` → ``MulBackward0``);
-* in place on a view made by indexing (``y[0:2].mul_(2)``): the op runs on the view's old value and
-  the result is written into the base — ``y[0:2] = y[0:2] * 2``, so ``y.grad_fn`` is
-  ``CopySlices`` — then every view of ``y``, this one included, is derived again from ``y``;
-* in place on any other view (``t()``, ``reshape``, a view of a view): the same, with the view's
-  elements located in the base by making the same view of the base's element numbers.
+* in place on the base (``y.mul_(2)``): ``y`` gets its new ``grad_fn``;
+* in place on a view (``y[0].mul_(w)``, ``y.t().copy_(s)``, ``y[0][1] = 5.0``, a view of a view): the op
+  runs on the view's old value and its result is written into the base, recorded on the base as one
+  ``CopySlices`` (edges: the base's old history, then the op's other inputs, here ``w``) that keeps the
+  op's own node (``MulBackward0``) inside it, as PyTorch's; the view's elements are found in the base by
+  making the same view of the base's element numbers;
+* then every live view of ``y``, the changed one included, reads from ``y`` as it is now: its ``grad_fn``
+  is ``AsStridedBackward0`` → ``y.grad_fn``, as PyTorch's (which makes it with ``as_strided`` on memory;
+  here it picks the base's elements by their numbers, so it works on any device).
 
 On CUDA only ``reshape`` makes true views (indexing and transposing copy); the histories are kept
-the same way, and a view's numbers are copied again after an in-place op on its base.  Under
-``no_grad``, an in-place op on such a copy does not reach its base.
+the same way, a view's numbers are copied again after an in-place op on its base, and an in-place op
+on such a copy is written into its base, under ``no_grad`` too (but not ``add_``, ``sub_``, ``mul_``
+there: arithmetic.py's no_grad shortcut changes the copy alone).
 
 A view keeps the steps that make it from its base (``_view_steps``: its last step and the steps before
 it, a linked list, so a long chain of views costs one link each); a base keeps its live views, weakly
@@ -22,6 +25,7 @@ it, a linked list, so a long chain of views costs one link each); a base keeps i
 """
 from __future__ import annotations
 
+import contextlib
 import weakref
 from typing import Any
 
@@ -29,10 +33,9 @@ import numpy as np
 
 from ..autograd import Variable, grad_mode
 from ..autograd.node import VersionCounter
-from .indexing import Select, SetItem, Slice, UnsqueezeIndex, element_numbers
+from .compute import TensorFunction, backend, is_tensor, mask_mul
+from .indexing import AsStrided, Select, SetItem, Slice, UnsqueezeIndex, element_numbers, write_at
 from .shapes import View
-
-Step = tuple[Any, dict[str, Any]]  # a view Function and its attributes: ``(Slice, {"index": …})``
 
 INDEXING = (Select, Slice, UnsqueezeIndex)  # the views that ``x[index] = …`` can write back
 
@@ -54,18 +57,41 @@ def record(view: Any, source: Any, fn: Any, attributes: dict[str, Any]) -> None:
     base._views[id(view)] = view
 
 
-def steps_of(view: Any) -> list[Step]:
-    """The steps that make ``view`` from its base, first step first."""
-    steps, link = [], view._view_steps
-    while link is not None:
-        fn, attributes, link = link
-        steps.append((fn, attributes))
-    return steps[::-1]
-
-
 def aliased(t: Any) -> bool:
     """Does ``t`` share memory with another Tensor: is it a view, or the base of a live view?"""
     return t._base is not None or bool(t._views)
+
+
+class CopySlices(TensorFunction):
+    """An in-place op on a view, recorded on the base as PyTorch's ``CopySlices``: the base with the op's
+    result written where the view's elements are.  Its edges are the base's old history, then the op's
+    other inputs (``base[0].mul_(w)``: base, w); the op's own node (``op``, e.g. ``MulBackward0``) is kept
+    inside it, not as an edge.  Backward, as PyTorch's: the gradient's part at the view's elements goes
+    through the op's backward; the op's gradient for the view's old value is written back into that part;
+    its other gradients go to the other inputs."""
+
+    node_name = "CopySlices"
+    ctx_slots = ("index", "keep")
+
+    @staticmethod
+    def forward(ctx, base, *others, value, op, index, dtype):  # type: ignore[override]  # (keyword-only)
+        out, ctx.keep = write_at(base, value, index)
+        ctx.save_for_backward(op)  # (saved: freed with this node's saved values, the op's own go with it)
+        ctx.index = index
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (op,), index = ctx.saved_tensors, ctx.index
+        if op is None:  # the op recorded nothing: the view's elements were overwritten by a constant
+            return mask_mul(grad, ctx.keep), *([None] * (len(ctx._next) - 1))
+        part = grad[index] if is_tensor(grad) else backend(grad).getitem(grad, index)
+        grads = op(part)
+        grads = grads if type(grads) is tuple else (grads,)
+        if grads[0] is None:
+            return mask_mul(grad, ctx.keep), *grads[1:]
+        written = SetItem.apply(grad, grads[0], index) if is_tensor(grad) else write_at(grad, grads[0], index)[0]
+        return written, *grads[1:]
 
 
 def in_place(t: Any, fn: Any, others: tuple[Any, ...]) -> Any:
@@ -73,60 +99,85 @@ def in_place(t: Any, fn: Any, others: tuple[Any, ...]) -> Any:
     base = t._base
     if base is None:  # the base: its own history changes, then its views follow
         Variable._in_place(t, fn, *others)
-        _derive_views_again(t)
+        _make_views_again(t)
         return t
     if not grad_mode.is_grad_enabled() or not _needs_history(base, others):  # only the numbers change
-        return Variable._in_place(t, fn, *others)
+        Variable._in_place(t, fn, *others)
+        if base._backend.shares_memory(t.data, base.data):
+            _make_views_again(base, numbers=False)
+        else:  # a copy (CUDA indexing, transposing): its new numbers are written into the base, the views follow
+            base._assign(write_at(base.data, t.data, _index_in_base(t))[0])
+            _make_views_again(base)
+        return t
     index = _index_in_base(t)
-    result = fn.apply(t._snapshot(), *others)  # the op on the view's old value, out of place
-    base._in_place(SetItem, result, index)  # CopySlices into the base, which then re-derives t
+    result = fn.apply(t._snapshot(), *others)  # the op on the view's old value: CopySlices keeps its node
+    written = CopySlices.apply(base._snapshot(), *others, value=result.data, op=result.grad_fn, index=index,
+                               dtype=base.dtype)
+    base._assign(written.data)
+    if written.grad_fn is not None:
+        base._rebase(written.grad_fn)
+    base._bump_version()
+    _make_views_again(base)
     return t
 
 
 def _index_in_base(view: Any) -> Any:
-    """Where ``view``'s elements are in its base, as an index for ``base[index] = …``: the view's own
-    index when it was made by one indexing, else integer arrays found by making the same view of
-    the base's element numbers."""
-    fn, attributes, before = view._view_steps
-    if before is None and fn in INDEXING:
-        return attributes["index"]
-    base = view._base
-    be = base._backend
-    shape = be.shape(base.data)
-    where = base._wrap(element_numbers(be, shape), "int64", None)
-    with grad_mode.no_grad():
-        for fn, attributes in steps_of(view):
-            where = fn.apply(where, **attributes)
-    positions = np.asarray(be.to_host(where.data))
+    """Where ``view``'s elements are in its base, to be written there: refused when the view repeats
+    an element (an ``expand``), as PyTorch."""
+    index = _where_in_base(view, {})
+    if not isinstance(index, tuple) or not index or not isinstance(index[0], np.ndarray):
+        return index
+    positions = np.ravel_multi_index(index, view._backend.shape(view._base.data))
     if np.unique(positions).size != positions.size:
         raise RuntimeError(
             "unsupported operation: more than one element of the written-to tensor refers to a single "
             "memory location. Please clone() the tensor before performing the operation.\n"
             "What to do: an expand()ed view repeats elements; use an out-of-place op, or clone() it first."
         )
-    return np.unravel_index(positions, shape)
+    return index
+
+
+def _where_in_base(view: Any, made: dict[int, Any]) -> Any:
+    """Where ``view``'s elements are in its base, as an index of the base: the view's own index when it
+    was made by one indexing, else integer arrays found by making the same view of the base's element
+    numbers.  ``made``: id of a steps link -> those numbers after those steps (views of views share them)."""
+    fn, attributes, before = view._view_steps
+    if before is None and fn in INDEXING:
+        return attributes["index"]
+    base = view._base
+    be = base._backend
+    shape = be.shape(base.data)
+    pending, link = [], view._view_steps
+    while link is not None and id(link) not in made:
+        pending.append(link)
+        link = link[2]
+    with grad_mode.no_grad():
+        where = base._wrap(element_numbers(be, shape), "int64", None) if link is None else made[id(link)]
+        for link in reversed(pending):
+            fn, attributes, _ = link
+            where = made[id(link)] = fn.apply(where, **attributes)
+    return np.unravel_index(np.asarray(be.to_host(where.data)), shape)
 
 
 def _needs_history(base: Any, others: tuple[Any, ...]) -> bool:
     return base._requires_grad or any(isinstance(o, Variable) and o._requires_grad for o in others)
 
 
-def _derive_views_again(base: Any) -> None:
-    """Make each live view of ``base`` again from the base as it is now: a history that starts from the
-    base's new one (when that was recorded) and, where the backend's view is a copy (CUDA indexing and
-    transposing), the base's new numbers.  Views of views share their first steps: each step is made once."""
+def _make_views_again(base: Any, numbers: bool = True) -> None:
+    """After an in-place op on ``base`` or one of its views, each live view reads from the base as it is now,
+    as PyTorch's: its history is one ``AsStridedBackward0`` whose edge is the base's new history (when that
+    was recorded; under ``no_grad``, for a view that had a history: PyTorch's view reads its base afresh once
+    their version changed) and, with ``numbers``, where the backend's view is a copy (CUDA indexing and
+    transposing), it gets the base's new numbers.  Views of views share their first steps: each step is made once."""
     be = base._backend
-    made: dict[int, Any] = {}  # id of a steps link -> the base's new view made by those steps
+    made: dict[int, Any] = {}
+    recording = grad_mode.is_grad_enabled()
     for view in list(base._views.values()) if base._views else ():
-        pending, link = [], view._view_steps
-        while link is not None and id(link) not in made:
-            pending.append(link)
-            link = link[2]
-        derived = base if link is None else made[id(link)]
-        for link in reversed(pending):
-            fn, attributes, _ = link
-            derived = made[id(link)] = fn.apply(derived, **attributes)
+        if not numbers and (view.grad_fn is None or not base._requires_grad):
+            continue
+        with grad_mode.enable_grad() if view.grad_fn is not None and not recording else contextlib.nullcontext():
+            derived = AsStrided.apply(base, index=_where_in_base(view, made))
         if derived.grad_fn is not None:
             view._rebase(derived.grad_fn)
-        if not be.shares_memory(view.data, base.data):
+        if numbers and not be.shares_memory(view.data, base.data):
             be.assign(view.data, derived.data)

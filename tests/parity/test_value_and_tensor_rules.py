@@ -201,7 +201,7 @@ def test_iteration_unbinds() -> None:
     assert [r.output_nr for r in rows] == [r.output_nr for r in t] == [0, 1]
 
 
-@xfail("after an in-place op on the Tensor it unbound, a row is derived again (SelectBackward0, gradients right); "
+@xfail("after an in-place op on the Tensor it unbound, a row reads AsStridedBackward0 (gradients right); "
        "PyTorch refuses to use the row (its views came from one op of several outputs)")
 def test_a_row_of_a_tensor_changed_in_place_is_refused() -> None:
     for lib in (torch, mg):
