@@ -70,15 +70,21 @@ def second_output_graph() -> tuple[mg.Value, mg.Value, mg.Value]:
     return a, b, z
 
 
-def block2_trace() -> Any:
-    """A trace of the article's block 2: z = Σ xᵢ·wᵢ with x = [2, 3], w = [4, 5], and z.backward()."""
+def block2() -> tuple[Any, list[mg.Value], list[mg.Value], mg.Value]:
+    """The article's block 2, traced: z = Σ xᵢ·wᵢ with x = [2, 3], w = [4, 5], and z.backward(); the trace,
+    x, w and z."""
     with mg.trace() as t:
         x = [mg.Value(2.0, requires_grad=True, label="x[0]"), mg.Value(3.0, requires_grad=True, label="x[1]")]
         w = [mg.Value(4.0, requires_grad=True, label="w[0]"), mg.Value(5.0, requires_grad=True, label="w[1]")]
         z = mg.sum(a * b for a, b in zip(x, w))
         z.label = "z"
         z.backward()
-    return t
+    return t, x, w, z
+
+
+def block2_trace() -> Any:
+    """Block 2's trace alone."""
+    return block2()[0]
 
 
 @pytest.fixture

@@ -17,21 +17,11 @@ import weakref
 
 import numpy as np
 import pytest
-from conftest import SquareAndDouble, SumAndProduct
+from conftest import SquareAndDouble, SumAndProduct, block2
 
 import micrograd2 as mg
 from micrograd2.autograd import events
-from micrograd2.tracing import TraceEvent, Tracer
-
-
-def block2() -> tuple[Tracer, list[mg.Value], list[mg.Value], mg.Value]:
-    with mg.trace() as t:
-        x = [mg.Value(2.0, requires_grad=True, label="x[0]"), mg.Value(3.0, requires_grad=True, label="x[1]")]
-        w = [mg.Value(4.0, requires_grad=True, label="w[0]"), mg.Value(5.0, requires_grad=True, label="w[1]")]
-        z = mg.sum(a * b for a, b in zip(x, w))
-        z.label = "z"
-        z.backward()
-    return t, x, w, z
+from micrograd2.tracing import TraceEvent
 
 
 def summary(e: TraceEvent) -> tuple:

@@ -209,3 +209,12 @@ def graph_shape(node: Any, depth: int = 6) -> Any:
     if depth == 0 or name == "AccumulateGrad":
         return name
     return (name, tuple(graph_shape(n, depth - 1) for n, _ in node.next_functions))
+
+
+def raised(fn: Callable[[Any], Any], lib: Any) -> BaseException | None:
+    """What ``fn(lib)`` raises (``None`` if nothing): each library's error for the same misuse."""
+    try:
+        fn(lib)
+    except Exception as error:  # noqa: BLE001 - what is raised is the point
+        return error
+    return None

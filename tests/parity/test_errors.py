@@ -14,6 +14,8 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="torch is not installed: the parity suite compares with it")
 
+from parity_tools import raised  # noqa: E402
+
 import micrograd2 as mg  # noqa: E402
 
 
@@ -234,20 +236,12 @@ def _marks(name: str) -> list:
     return []
 
 
-def _raised(fn: Callable[[Any], Any], lib: Any) -> BaseException | None:
-    try:
-        fn(lib)
-    except Exception as error:  # noqa: BLE001 - what is raised is the point
-        return error
-    return None
-
-
 @pytest.mark.parametrize("name", [pytest.param(n, marks=_marks(n), id=n) for n in MISUSES])
 def test_misuse_raises_as_torch(name: str) -> None:
     misuse, phrase = MISUSES[name]
-    theirs = _raised(misuse, torch)
+    theirs = raised(misuse, torch)
     assert theirs is not None and phrase in str(theirs), f"the table is wrong about torch: {theirs!r}"
-    ours = _raised(misuse, mg)
+    ours = raised(misuse, mg)
     assert ours is not None, "micrograd2 raised nothing"
     expected = [c for c in type(theirs).__mro__ if c.__module__ == "builtins"][0]
     assert isinstance(ours, expected), f"{type(ours).__name__} where torch raises {type(theirs).__name__}: {ours}"

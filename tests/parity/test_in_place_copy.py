@@ -12,7 +12,7 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="torch is not installed: the parity suite compares with it")
 
-from parity_tools import graph_shape  # noqa: E402
+from parity_tools import graph_shape, raised  # noqa: E402
 
 import micrograd2 as mg  # noqa: E402
 
@@ -268,14 +268,6 @@ MISUSES: dict[str, tuple[Callable[[Any], Any], str]] = {
 }
 
 
-def _raised(fn: Callable[[Any], Any], lib: Any) -> BaseException | None:
-    try:
-        fn(lib)
-    except Exception as error:  # noqa: BLE001 - what is raised is the point
-        return error
-    return None
-
-
 KNOWN: dict[str, str] = {}  # misuses refused otherwise than PyTorch: none now
 
 
@@ -283,14 +275,14 @@ KNOWN: dict[str, str] = {}  # misuses refused otherwise than PyTorch: none now
                                                if n in KNOWN else [], id=n) for n in MISUSES])
 def test_copy_misuse_raises_as_torch(name: str) -> None:
     misuse, phrase = MISUSES[name]
-    theirs, ours = _raised(misuse, torch), _raised(misuse, mg)
+    theirs, ours = raised(misuse, torch), raised(misuse, mg)
     assert theirs is not None and phrase in str(theirs), f"the table is wrong about torch: {theirs!r}"
     assert ours is not None and type(ours) is type(theirs) and phrase in str(ours), repr(ours)
     assert "What to do" in str(ours), f"no hint in: {ours}"
 
 
 def test_the_version_error_names_the_same_versions() -> None:
-    ours, theirs = _raised(_saved_then_copied, mg), _raised(_saved_then_copied, torch)
+    ours, theirs = raised(_saved_then_copied, mg), raised(_saved_then_copied, torch)
     assert "is at version 1; expected version 0 instead" in str(theirs)
     assert "is at version 1; expected version 0 instead" in str(ours)
 
