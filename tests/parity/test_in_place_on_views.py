@@ -246,3 +246,17 @@ def test_a_second_backward_through_copyslices_is_refused_as_torch() -> None:
         total.backward()
         with pytest.raises(RuntimeError, match="backward through the graph a second time"):
             total.backward()
+
+
+@pytest.mark.xfail(strict=True, reason="x[integer arrays or a mask] = v: PyTorch records IndexPutBackward0 with edges "
+                                       "(x's history, v's); here a CopySlices with a third, None edge for the index")
+@pytest.mark.parametrize("where", ["integers", "mask"])
+def test_setitem_through_an_advanced_index_records_index_put_as_torch(where: str) -> None:
+    shapes = []
+    for lib in (torch, mg):
+        y = t(lib, [1.0, 2.0, 3.0], True) * 1
+        index = t(lib, [1.0, 0.0, 1.0]) > 0.5 if where == "mask" else (
+            torch.tensor([0, 2]) if lib is torch else mg.tensor([0, 2], dtype="int64"))
+        y[index] = t(lib, [5.0, 6.0], True)
+        shapes.append(graph_shape(y.grad_fn))
+    assert shapes[0] == shapes[1]
