@@ -170,6 +170,34 @@ class SetItem(TensorFunction):
         return mask_mul(grad, ctx.keep), grad_value, None
 
 
+class IndexPutInPlace(TensorFunction):
+    """``x[arrays] = value`` (PyTorch's ``index_put_``, ``IndexPutBackward0``): x's gradient is 0 where it
+    was overwritten; the value's is the gradient there, summed to its shape.  The index is no input."""
+
+    node_name = "IndexPutBackward0"
+    ctx_slots = ("index", "value_shape", "keep")
+
+    @staticmethod
+    def forward(ctx, x, value, index):  # type: ignore[override]  # (index: a keyword attribute)
+        out, ctx.keep = write_at(x, value, index)
+        ctx.index, ctx.value_shape = index, shape_of(value)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return SetItem.backward(ctx, grad)[:2]
+
+
+class PutAt:
+    """``IndexPutInPlace`` at ``index``, as ``setitem`` hands it to the in-place machinery: ``fn.apply(x, value)``."""
+
+    def __init__(self, index: Any) -> None:
+        self.index = index
+
+    def apply(self, x: Any, value: Any) -> Any:
+        return IndexPutInPlace.apply(x, value, index=self.index)
+
+
 def write_at(x: Any, value: Any, index: Any) -> tuple[Any, Any]:
     """The array ``x`` with ``value`` (broadcast) written at ``index``, out of place, and the mask of the
     positions kept (not written)."""
@@ -260,6 +288,11 @@ def setitem(x: Tensor, index: Any, value: Any) -> None:
     if _copies_into_a_view(x, index, value):
         x[index].copy_(value)
         return
+    if _records(x, value) and not is_basic_index(index) and not _only_arrays(index):
+        basic, rest = _split(index, x.ndim)  # PyTorch: the basic part as a view, then index_put_ on it
+        if basic is not None:
+            x[basic][rest] = value
+            return
     if isinstance(value, type(x)):
         if value._backend is not x._backend:
             value = cross_device(x, value)
@@ -267,18 +300,55 @@ def setitem(x: Tensor, index: Any, value: Any) -> None:
         kind = storage_dtype(x.dtype) if x.dtype in FLOATS else x.dtype
         value = type(x)(value, dtype=kind, device=x.device).data
     x._check_view_in_place()
-    x._in_place(SetItem, value, index)
+    if _only_arrays(index):  # PyTorch's index_put_ (on a view: inside the base's CopySlices)
+        x._in_place(PutAt(index), value)
+    else:
+        x._in_place(SetItem, value, index)
+
+
+def _only_arrays(index: Any) -> bool:
+    """Is ``index`` made of index arrays and masks only (``:`` allowed), so that PyTorch writes it with
+    ``index_put_`` on x itself, taking no view first?"""
+    parts = index if isinstance(index, tuple) else (index,)
+    return all(type(p) in _array_types or p == slice(None) for p in parts) and not is_basic_index(index)
 
 
 def _copies_into_a_view(x: Tensor, index: Any, value: Any) -> bool:
     """Does ``x[index] = value`` record PyTorch's ``x[index].copy_(value)``: a basic index, in grad mode,
     a value of x's device, and x or the value in the graph?  (Else the numbers are written as they are.)"""
-    if not is_basic_index(index) or not grad_mode.is_grad_enabled():
+    return is_basic_index(index) and _records(x, value)
+
+
+def _records(x: Tensor, value: Any) -> bool:
+    """Is ``x[…] = value`` recorded: grad mode, a value of x's device (or a number), x or it in the graph?"""
+    if not grad_mode.is_grad_enabled():
         return False
     tensor = isinstance(value, type(x))
     if tensor and value._backend is not x._backend or not tensor and not isinstance(value, (int, float)):
         return False
     return bool(x.requires_grad or (tensor and value.requires_grad))
+
+
+def _split(index: Any, ndim: int) -> tuple[Any, Any]:
+    """``index`` (basic items mixed with index arrays) as PyTorch's ``applySlicing`` takes it apart: the
+    basic index of a view (each array replaced by ``:``), and the arrays' index into that view.
+    ``(None, None)`` with an ``Ellipsis`` (not taken apart here)."""
+    parts = index if isinstance(index, tuple) else (index,)
+    if any(p is Ellipsis for p in parts):
+        return None, None
+    basic: list[Any] = []
+    rest: list[Any] = []
+    for p in parts:
+        if type(p) in _array_types:
+            axes = len(p.shape) if str(p.dtype) == "bool" else 1
+            basic += [slice(None)] * axes
+            rest.append(p)
+        elif isinstance(p, slice) or p is None:
+            basic.append(p)
+            rest.append(slice(None))
+        else:  # an integer: its axis is gone from the view
+            basic.append(p)
+    return tuple(basic), tuple(rest)
 
 
 def _arrays_in(x: Tensor, index: Any) -> Any:

@@ -248,15 +248,38 @@ def test_a_second_backward_through_copyslices_is_refused_as_torch() -> None:
             total.backward()
 
 
-@pytest.mark.xfail(strict=True, reason="x[integer arrays or a mask] = v: PyTorch records IndexPutBackward0 with edges "
-                                       "(x's history, v's); here a CopySlices with a third, None edge for the index")
-@pytest.mark.parametrize("where", ["integers", "mask"])
-def test_setitem_through_an_advanced_index_records_index_put_as_torch(where: str) -> None:
-    shapes = []
+def _ix(lib: Any, positions: list[int]) -> Any:
+    return torch.tensor(positions) if lib is torch else mg.tensor(positions, dtype="int64")
+
+
+def _put(index: Callable[[Any, Any], Any], value: list[float] | float) -> Callable[[Any, Any], Any]:
+    """``z[index] = value`` (a Tensor that requires grad, or a number); returns the value Tensor or None."""
+    def run(lib: Any, z: Any) -> Any:
+        v = t(lib, value, True) if isinstance(value, list) else value
+        z[index(lib, z)] = v
+        return v if isinstance(value, list) else None
+    return run
+
+
+ADVANCED = {  # x[index] = v with index arrays or a mask: index_put_, on a view when basic items come first
+    "integers": _put(lambda lib, z: _ix(lib, [0, 1]), [5.0, 6.0, 7.0]),
+    "a mask": _put(lambda lib, z: z > 2.5, 0.0),
+    "integers then :": _put(lambda lib, z: (_ix(lib, [1]), slice(None)), [5.0, 6.0, 7.0]),
+    "an integer then integers": _put(lambda lib, z: (0, _ix(lib, [0, 2])), 7.0),
+    "integers then an integer": _put(lambda lib, z: (_ix(lib, [0, 1]), 1), [5.0, 6.0]),
+    "a slice then integers": _put(lambda lib, z: (slice(1, None), _ix(lib, [0])), 7.0),
+    "None then integers": _put(lambda lib, z: (None, _ix(lib, [1])), [5.0, 6.0, 7.0]),
+}
+
+
+@pytest.mark.parametrize("name", list(ADVANCED))
+def test_setitem_through_an_advanced_index_records_torchs_nodes(name: str) -> None:
+    reports = []
     for lib in (torch, mg):
-        y = t(lib, [1.0, 2.0, 3.0], True) * 1
-        index = t(lib, [1.0, 0.0, 1.0]) > 0.5 if where == "mask" else (
-            torch.tensor([0, 2]) if lib is torch else mg.tensor([0, 2], dtype="int64"))
-        y[index] = t(lib, [5.0, 6.0], True)
-        shapes.append(graph_shape(y.grad_fn))
-    assert shapes[0] == shapes[1]
+        x = t(lib, X, True)
+        z = x * 1
+        v = ADVANCED[name](lib, z)
+        shape = graph_shape(z.grad_fn)
+        (z * z).sum().backward()
+        reports.append((shape, z.tolist(), x.grad.tolist(), None if v is None else v.grad.tolist()))
+    assert reports[0] == reports[1]
