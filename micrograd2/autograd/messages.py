@@ -1,6 +1,7 @@
 """The core's error messages: PyTorch's words, each with a second line saying what to do."""
 from __future__ import annotations
 
+import re
 from typing import Any
 
 NO_GRAD_FN = (
@@ -17,10 +18,32 @@ SECOND_BACKWARD = (
 )
 
 
+# How PyTorch prints a tensor's type in its messages (``Tensor.toString()``; bfloat16's is its own).
+TORCH_TYPES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+               "int64": "LongTensor", "bool": "BoolTensor"}
+
+
+def described(data: Any, dtype: str, device: str = "cpu") -> str:
+    """A saved value as PyTorch names it in the version error: ``torch.FloatTensor [2, 3]``."""
+    if dtype == "bfloat16":
+        kind = "CUDABFloat16Type" if device == "cuda" else "CPUBFloat16Type"
+    else:
+        kind = ("torch.cuda." if device == "cuda" else "torch.") + TORCH_TYPES.get(dtype, dtype)
+    return f"{kind} {list(getattr(data, 'shape', ()))}"
+
+
 def modified_in_place(node: Any, role: str, variable: Any, now: int, expected: int) -> str:
-    what = f"[output], which is output 0 of {node.name()}," if role == "output" else f"[{type(variable).__name__}]"
+    """PyTorch's version error for a saved value changed in place: named by type and shape, and by the
+    op that made it (a saved output: ``node``'s; a saved input: its own ``grad_fn``, a leaf none)."""
+    if variable is None:  # a saved output whose Variable is gone
+        what, creator, nr = described(node._output, node._dtype), node, 0
+    else:
+        what = described(variable.data, variable.dtype, getattr(variable, "device", "cpu"))
+        creator = node if role == "output" else variable.grad_fn
+        nr = 0 if role == "output" else variable.output_nr
+    made = "" if creator is None else f", which is output {nr} of {re.sub(r'Backward[0-9]*$', '', creator.name())},"
     return ("one of the variables needed for gradient computation has been modified by an inplace operation: "
-            f"{what} is at version {now}; expected version {expected} instead.\n"
+            f"[{what}]{made} is at version {now}; expected version {expected} instead.\n"
             "What to do: don't change a value in place between the forward pass and backward; use an "
             "out-of-place op (y = x + 1 instead of x.add_(1)) or enable detect_anomaly to find it.")
 

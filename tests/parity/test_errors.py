@@ -247,3 +247,50 @@ def test_misuse_raises_as_torch(name: str) -> None:
     assert isinstance(ours, expected), f"{type(ours).__name__} where torch raises {type(theirs).__name__}: {ours}"
     assert phrase in str(ours), f"torch's phrase {phrase!r} is not in: {ours}"
     assert "What to do" in str(ours), f"no hint in: {ours}"
+
+
+def _changed_after_saving(make: Callable[[Any], Any], change: Callable[[Any, Any], Any],
+                          under_no_grad: bool = False) -> Callable[[Any], Any]:
+    """A program that saves a value (``make``), changes it in place (``change``) and runs backward."""
+    def program(lib: Any) -> None:
+        saved, loss = make(lib)
+        if under_no_grad:
+            with lib.no_grad():
+                change(lib, saved)
+        else:
+            change(lib, saved)
+        loss().backward()
+    return program
+
+
+def _exp_output(lib: Any, dtype: str = "float32") -> tuple[Any, Callable[[], Any]]:
+    y = t(lib, [1.0, 2.0, 3.0], True, dtype=dtype).exp()
+    z = y * 1
+    return y, lambda: z.sum()
+
+
+def _squared(lib: Any, x: Any) -> tuple[Any, Callable[[], Any]]:
+    y = x * x
+    return x, lambda: y if isinstance(y, mg.Value) else y.sum()
+
+
+VERSION_ERRORS = {  # the version error's whole first line, as torch words it: type, shape, the op that made it
+    "a saved output": _changed_after_saving(_exp_output, lambda lib, y: y.add_(1)),
+    "a float16 output": _changed_after_saving(lambda lib: _exp_output(lib, "float16"), lambda lib, y: y.mul_(2)),
+    "a bfloat16 output": _changed_after_saving(lambda lib: _exp_output(lib, "bfloat16"), lambda lib, y: y.mul_(2)),
+    "a leaf": _changed_after_saving(lambda lib: _squared(lib, t(lib, [1.0, 2.0], True)),
+                                    lambda lib, x: x.add_(1), under_no_grad=True),
+    "an input, made by mul": _changed_after_saving(lambda lib: _squared(lib, t(lib, np.ones((2, 3)), True) * 2),
+                                                   lambda lib, a: a.mul_(3)),
+    "an input, 0-d float64": _changed_after_saving(
+        lambda lib: _squared(lib, t(lib, 1.0, True, dtype="float64") * 2), lambda lib, a: a.mul_(3), True),
+    "the Value engine's": _changed_after_saving(
+        lambda lib: _squared(lib, v(lib, 1.0) * 2), lambda lib, a: a.mul_(3), True),
+}
+
+
+@pytest.mark.parametrize("name", list(VERSION_ERRORS))
+def test_the_version_error_names_the_value_as_torch(name: str) -> None:
+    theirs, ours = (raised(VERSION_ERRORS[name], lib) for lib in (torch, mg))
+    assert theirs is not None and ours is not None
+    assert str(ours).splitlines()[0] == str(theirs).split(" Hint:")[0]
