@@ -42,10 +42,9 @@ def copy_of(g: Any) -> Any:
 
 
 def plus_scaled(g: Any, x: Any, c: float) -> Any:
-    """``g + c·x`` as a new Variable, with one new buffer: ``x·c``, into which ``g`` is added in place
-    (the same two roundings as the expression: a product, then a sum)."""
-    out = x * c
-    return out.add_(g)
+    """``g + c·x`` as a new Variable, PyTorch's ``g.add(x, alpha=c)``: a copy of ``g`` into which ``c·x`` is
+    added in place (on a Tensor one rounding, as PyTorch's fused multiply-add)."""
+    return copy_of(g).add_(x, alpha=c)
 
 
 def scale_grad_(p: Any, factor: float) -> None:

@@ -189,30 +189,57 @@ def test_where_with_a_zero_side_is_a_select_to_the_last_bit(dtype: Any) -> None:
         np.testing.assert_array_equal(zero_d.view(bits), np.where(keep, np.array(-1.5, dtype), 0.0).view(bits))
 
 
+def _fused(x: Any, y: Any, alpha: float) -> Any:
+    """PyTorch's ``x + alpha·y`` on CPU: alpha in x's dtype, one rounding (float64: NumPy's two)."""
+    if x.dtype == np.float64:
+        return x + alpha * y
+    y = y if isinstance(y, np.ndarray) else x.dtype.type(y)  # a number: in x's dtype, as alpha
+    wide = x.astype(np.float64) + float(x.dtype.type(alpha)) * np.asarray(y, np.float64)
+    return wide.astype(x.dtype)
+
+
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
-def test_iadd_with_alpha_goes_block_by_block_through_one_scratch_and_stays_exact(dtype: Any) -> None:
-    """``x += alpha·y`` (an optimizer's step) multiplies block by block into one scratch array per dtype:
-    the results are those of the plain expression, bit for bit, small or large, strided, or y = x."""
+def test_iadd_with_alpha_goes_block_by_block_through_one_scratch_and_rounds_once(dtype: Any) -> None:
+    """``x += alpha·y`` (an optimizer's step) goes block by block through one float64 scratch array: the
+    results are the float64 sum rounded once (PyTorch's fused multiply-add), bit for bit, small or large,
+    strided, or y = x; float64 is the plain expression."""
     be = NumpyBackend()
     rng = np.random.default_rng(0)
-    block = be._scratch(np.dtype(dtype)).size
+    block = be._scratch(np.dtype(np.float64)).size
     for shape in [(3, 4), (), (block,), (3, block // 2 + 7), (2 * block + 1,)]:
         x, y = (rng.standard_normal(shape).astype(dtype) for _ in range(2))
-        expected = x + dtype(-0.1) * y
+        expected = _fused(x, y, -0.1)
         be.iadd(x, y, -0.1)
         np.testing.assert_array_equal(x, expected)
     x = rng.standard_normal((2 * block + 1,)).astype(dtype)
-    expected = x + dtype(0.5) * x
+    expected = _fused(x, x, 0.5)
     be.iadd(x, x, 0.5)  # y is x: each block is read before it is written
     np.testing.assert_array_equal(x, expected)
     x, y = rng.standard_normal((2, 3 * block)).astype(dtype), rng.standard_normal((3 * block, 2)).astype(dtype)
-    expected = x + dtype(0.25) * y.T
+    expected = _fused(x, y.T, 0.25)
     be.iadd(x, y.T, 0.25)  # strided
     np.testing.assert_array_equal(x, expected)
     base = rng.standard_normal(3 * block).astype(dtype)
     x, y = base[1:], base[:-1]
-    expected = x + dtype(2.0) * y
-    be.iadd(x, y, 2.0)  # overlapping: as NumPy computes it
+    expected = _fused(x, y, 2.0)
+    be.iadd(x, y, 2.0)  # overlapping
     np.testing.assert_array_equal(x, expected)
+    x = rng.standard_normal(1000).astype(dtype)
+    expected = _fused(x, 0.1, 0.37)  # a number: 0.1 and 0.37 in x's dtype, their product exact in float64
+    be.iadd(x, 0.1, 0.37)
+    np.testing.assert_array_equal(x, expected)
+    if dtype is not np.float64:  # the one rounding differs from two (product, then sum) somewhere
+        x, y = (rng.standard_normal(10_000).astype(dtype) for _ in range(2))
+        assert (_fused(x, y, -0.0123) != x + dtype(-0.0123) * y).any()
     assert be._scratch(np.dtype(dtype)) is be._scratch(np.dtype(dtype))
     assert be._scratch(np.dtype(dtype)).nbytes == be._scratch(np.dtype(np.float64)).nbytes
+
+
+def test_iadd_with_alpha_on_integers_is_exact() -> None:
+    """An int64 ``x += alpha·y`` stays in integers (no float64 sum that loses bits past 2**53), as PyTorch."""
+    be = NumpyBackend()
+    big = 2**60 + 1
+    for y in (np.full(40_000, 1, np.int64), 1):  # an array (larger than a block) and a number
+        x = np.full(40_000, big, np.int64)
+        be.iadd(x, y, 2)
+        assert x.dtype == np.int64 and (x == big + 2).all()

@@ -8,6 +8,7 @@ torch and central differences are in ``test_tensor_ops.py``.
 """
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import micrograd2 as mg
@@ -91,3 +92,37 @@ def test_alpha_scales_the_other_operand_with_grad_and_without() -> None:
     assert a.grad_fn.name() == "AddBackward0"
     a.sum().backward()
     assert w.grad.tolist() == [4.0]  # 1 through w * 1, 3 through alpha · w
+
+
+def test_add_and_sub_with_alpha_record_one_node_that_keeps_alpha() -> None:
+    w = mg.tensor([1.0, 2.0], requires_grad=True)
+    b = mg.tensor([5.0], requires_grad=True)  # broadcast: its gradient is summed back
+    for op, sign in (("add_", 1.0), ("sub_", -1.0)):
+        w.grad = b.grad = None
+        x = w * 1.0
+        mul_node = x.grad_fn
+        getattr(x, op)(b, alpha=2.5)
+        assert x.grad_fn.name() == ("AddBackward0" if op == "add_" else "SubBackward0")
+        assert x.grad_fn.alpha == 2.5
+        (first, _), (second, _) = x.grad_fn.next_functions  # two edges, as PyTorch's
+        assert first is mul_node and second.name() == "AccumulateGrad"  # b's own edge: no MulBackward0
+        (x * x).sum().backward()
+        expected = [1.0 + sign * 2.5 * 5.0, 2.0 + sign * 2.5 * 5.0]
+        assert w.grad.tolist() == [2 * e for e in expected]
+        assert b.grad.tolist() == [sign * 2.5 * sum(2 * e for e in expected)]
+
+
+def test_add_with_alpha_rounds_once_as_a_fused_multiply_add() -> None:
+    """x + alpha·y in float32: the float64 sum, rounded once; the same with grad, without, and on a view."""
+    rng = np.random.default_rng(0)
+    a, b = (rng.standard_normal(50_000).astype(np.float32) for _ in range(2))
+    alpha = -0.0123
+    once = (a.astype(np.float64) + float(np.float32(alpha)) * b.astype(np.float64)).astype(np.float32)
+    assert (once != a + np.float32(alpha) * b).any()  # two roundings differ somewhere
+    with mg.no_grad():
+        fast = mg.tensor(a.copy()).add_(mg.tensor(b), alpha=alpha)
+        base = mg.tensor(np.concatenate([[0.0], a]).astype(np.float32))
+        base[1:].add_(mg.tensor(b), alpha=alpha)
+    recorded = mg.tensor(a.copy(), requires_grad=True).clone().add_(mg.tensor(b), alpha=alpha)
+    for result in (fast.numpy(), base.numpy()[1:], recorded.detach().numpy()):
+        assert (result.view(np.uint32) == once.view(np.uint32)).all()

@@ -38,6 +38,7 @@ _NAMES = {np.dtype(np.float64): "float64", np.dtype(np.float32): "float32", np.d
           np.dtype(np.int64): "int64", np.dtype(np.bool_): "bool", np.dtype(np.int32): "int32"}
 _ndarray = np.ndarray
 _F16 = np.dtype(np.float16)
+_F64 = np.dtype(np.float64)
 _BLOCK_BYTES = 1 << 18  # x += alpha·y goes block by block: 256 KiB of x, y and the product stay in L2
 _add: Any = np.add  # (typed loosely: NumPy's stubs want literal keepdims)
 _maximum: Any = np.maximum
@@ -61,6 +62,20 @@ def _sigmoid(x: Array) -> Array:
         out = np.exp(-x)
     out += 1
     return np.reciprocal(out, out=out)
+
+
+def scaled_sum(x: Array, y: Array | float, alpha: float) -> Array:
+    """``x + alpha·y`` as PyTorch's CPU kernel computes it: alpha (and a number ``y``) in x's dtype first,
+    then one fused multiply-add, one rounding.  For float32 and float16 the product of two such numbers is
+    exact in float64, so the float64 sum, cast once, is that rounding (up to a double rounding: float64,
+    then x's dtype, about once in 2**29 elements).  A float64 ``x`` or ``y`` is rounded twice (``alpha·y``,
+    then ``+``): NumPy has no fused multiply-add.  The result is float64 for a narrower x: cast it back."""
+    if x.dtype == _F64 or getattr(y, "dtype", x.dtype) == _F64:  # (None == float64 in NumPy: not None)
+        return np.add(x, np.multiply(y, alpha))
+    a = float(x.dtype.type(alpha))
+    if type(y) is not _ndarray:  # a number: the product c·alpha of two numbers of x's dtype, exact in float64
+        return np.add(x, float(x.dtype.type(y)) * a, dtype=_F64)
+    return np.add(np.multiply(y, a, dtype=_F64), x, dtype=_F64)
 
 
 #: the unsigned integer type of each float width: a float array's bits, viewed as integers
@@ -246,24 +261,32 @@ class NumpyBackend(ArrayBackend):
             np.add(x, y, out=x)
         elif alpha == -1.0:
             np.subtract(x, y, out=x)
+        elif x.dtype.kind != "f":  # integers: exact, in x's dtype
+            np.add(x, np.multiply(y, alpha, dtype=x.dtype), out=x)
         elif type(y) is _ndarray and y.shape == x.shape and y.dtype == x.dtype:  # an optimizer's step
             self._add_scaled(x, y, alpha)
         else:
-            np.add(x, np.multiply(y, alpha, dtype=x.dtype), out=x)
+            np.copyto(x, scaled_sum(x, y, alpha), casting="unsafe")
 
     def _add_scaled(self, x: Array, y: Array, alpha: float) -> None:
-        """``x += alpha·y`` for two arrays of one shape and dtype, with no temporary of x's size.  NumPy has
-        no fused ``x += alpha·y`` (and a fused one would round once where ``alpha·y``, then ``+``, round
-        twice), so the product of each block of y goes to one small scratch array that stays in the cache,
-        and x and y are each read once."""
-        n = _BLOCK_BYTES // x.itemsize
+        """``x += alpha·y`` for two arrays of one shape and dtype, as :func:`scaled_sum` rounds it, with no
+        temporary of x's size: block by block through one float64 scratch array that stays in the cache,
+        x and y each read once."""
+        wide = x.dtype != _F64  # float32, float16: the sum in float64, rounded once (PyTorch's fused one)
+        n = _BLOCK_BYTES // _F64.itemsize
         if x.size > n and x.flags.c_contiguous and y.flags.c_contiguous and (y is x or not np.may_share_memory(x, y)):
-            xs, ys, scratch = x.reshape(-1), y.reshape(-1), self._scratch(x.dtype)  # (views: contiguous)
+            xs, ys, scratch = x.reshape(-1), y.reshape(-1), self._scratch(_F64)  # (views: contiguous)
+            a = float(x.dtype.type(alpha))  # alpha in x's dtype, as PyTorch takes it
             for start in range(0, xs.size, n):
-                block = xs[start:start + n]
-                np.add(block, np.multiply(ys[start:start + n], alpha, out=scratch[: block.size]), out=block)
-        else:  # small (a temporary costs less than the scratch), strided or overlapping: as NumPy computes it
-            np.add(x, np.multiply(y, alpha), out=x)
+                block, s = xs[start:start + n], scratch[: min(n, xs.size - start)]
+                if wide:
+                    np.multiply(ys[start:start + n], a, out=s, dtype=_F64)  # exact: two numbers of x's dtype
+                    np.add(s, block, out=s)
+                    np.copyto(block, s, casting="same_kind")  # the one rounding
+                else:
+                    np.add(block, np.multiply(ys[start:start + n], a, out=s), out=block)
+        else:  # small (a temporary costs less than the scratch), strided or overlapping
+            np.copyto(x, scaled_sum(x, y, alpha), casting="unsafe")
 
     def _scratch(self, dtype: Any) -> Array:
         """This thread's work array of ``dtype`` (:data:`_BLOCK_BYTES` long), the same one each time."""

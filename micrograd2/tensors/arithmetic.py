@@ -9,6 +9,7 @@ meeting a float becomes float32, as in PyTorch.
 from __future__ import annotations
 
 import math
+import struct
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..autograd import grad_mode
@@ -73,6 +74,66 @@ class Sub(TensorFunction):
         sa, sb = ctx.shapes
         need_a, need_b = ctx.needs_input_grad
         return (sum_to(grad, sa) if need_a else None), (sum_to(neg(grad), sb) if need_b else None)
+
+
+class AddScaled(TensorFunction):
+    """a + alpha·b (``a.add_(b, alpha=…)``): one node, PyTorch's, alpha kept on it; rounded once, as
+    PyTorch's fused multiply-add (the backend's ``iadd``).  ∂/∂a = 1, ∂/∂b = alpha."""
+
+    node_name = "AddBackward0"
+    ctx_slots = ("shapes", "alpha")
+
+    @staticmethod
+    def forward(ctx, a, b, alpha):
+        ctx.alpha = alpha
+        return add_scaled(ctx, a, b, alpha)
+
+    @staticmethod
+    def backward(ctx, grad):
+        sa, sb = ctx.shapes
+        need_a, need_b = ctx.needs_input_grad
+        return (sum_to(grad, sa) if need_a else None), (sum_to(mul(grad, ctx.alpha), sb) if need_b else None)
+
+
+class SubScaled(TensorFunction):
+    """a − alpha·b (``a.sub_(b, alpha=…)``).  ∂/∂a = 1, ∂/∂b = −alpha (PyTorch's ``-grad * alpha``)."""
+
+    node_name = "SubBackward0"
+    ctx_slots = ("shapes", "alpha")
+
+    @staticmethod
+    def forward(ctx, a, b, alpha):
+        ctx.alpha = alpha
+        return add_scaled(ctx, a, b, -alpha)
+
+    @staticmethod
+    def backward(ctx, grad):
+        sa, sb = ctx.shapes
+        need_a, need_b = ctx.needs_input_grad
+        return (sum_to(grad, sa) if need_a else None), (sum_to(mul(neg(grad), ctx.alpha), sb) if need_b else None)
+
+
+def add_scaled(ctx: Any, a: Any, b: Any, alpha: float) -> Any:
+    """``a + alpha·b`` into a copy of ``a`` by the backend's ``iadd`` (one rounding, as PyTorch), when ``b`` is
+    a number or an array of a's dtype that broadcasts to a's shape; otherwise ``alpha·b``, then ``+``."""
+    be, sb = backend(a), shape_of(b)
+    ctx.shapes = (shape_of(a), sb)
+    if sb is None or (be.dtype(b) == be.dtype(a) and broadcast_shape(be.shape(a), sb) == be.shape(a)):
+        out = be.astype(a, be.dtype(a))
+        be.iadd(out, b, alpha)
+        return out
+    return elementwise(ctx, "add", a, binary("mul", b, alpha))
+
+
+class WithAlpha:
+    """``fn`` with ``alpha`` fixed, as the in-place machinery applies it: ``x.add_(w, alpha=2)`` is
+    ``WithAlpha(AddScaled, 2).apply(x, w)``."""
+
+    def __init__(self, fn: type[TensorFunction], alpha: float) -> None:
+        self.fn, self.alpha = fn, alpha
+
+    def apply(self, *inputs: Any) -> Any:
+        return self.fn.apply(*inputs, alpha=self.alpha)
 
 
 class Rsub(TensorFunction):
@@ -397,8 +458,17 @@ def in_place(x: Tensor, fn: type[TensorFunction], other: Any, fast: str | None, 
             x._bump_version()
             return x
     x._check_view_in_place()
-    x._in_place(fn, o if alpha == 1.0 else o * alpha)
+    if alpha != 1.0 and x.dtype == "bfloat16":  # PyTorch takes alpha in x's dtype (the backend sees float32)
+        alpha = bfloat16_of(alpha)
+    x._in_place(fn if alpha == 1.0 else WithAlpha(AddScaled if fn is Add else SubScaled, alpha), o)
     return x
+
+
+def bfloat16_of(v: float) -> float:
+    """``v`` rounded to bfloat16 (by way of float32): the upper 16 bits of its float32, rounded to nearest even."""
+    (bits,) = struct.unpack("<I", struct.pack("<f", v))
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+    return float(struct.unpack("<f", struct.pack("<I", bits))[0])
 
 
 def add_(x: Tensor, other: Any, alpha: float = 1.0) -> Tensor:
