@@ -9,9 +9,9 @@ meeting a float becomes float32, as in PyTorch.
 from __future__ import annotations
 
 import math
-import struct
 from typing import TYPE_CHECKING, Any, Callable
 
+from .. import dtypes
 from ..autograd import grad_mode
 from . import strides, views
 from .compute import (
@@ -458,17 +458,10 @@ def in_place(x: Tensor, fn: type[TensorFunction], other: Any, fast: str | None, 
             x._bump_version()
             return x
     x._check_view_in_place()
-    if alpha != 1.0 and x.dtype == "bfloat16":  # PyTorch takes alpha in x's dtype (the backend sees float32)
-        alpha = bfloat16_of(alpha)
+    if alpha != 1.0 and x.dtype == "bfloat16":  # PyTorch takes alpha in x's dtype (the backend sees float32),
+        alpha = dtypes.round_to(dtypes.round_to(alpha, dtypes.FLOAT32), dtypes.BFLOAT16)  # by way of a C float
     x._in_place(fn if alpha == 1.0 else WithAlpha(AddScaled if fn is Add else SubScaled, alpha), o)
     return x
-
-
-def bfloat16_of(v: float) -> float:
-    """``v`` rounded to bfloat16 (by way of float32): the upper 16 bits of its float32, rounded to nearest even."""
-    (bits,) = struct.unpack("<I", struct.pack("<f", v))
-    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
-    return float(struct.unpack("<f", struct.pack("<I", bits))[0])
 
 
 def add_(x: Tensor, other: Any, alpha: float = 1.0) -> Tensor:
