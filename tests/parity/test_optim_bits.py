@@ -6,6 +6,8 @@ every bit.  Where the remaining fused ops of Adam round elsewhere, the case is a
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -39,24 +41,14 @@ def _data() -> tuple[np.ndarray, list[np.ndarray]]:
     return start, grads
 
 
-def _torch(name: str) -> np.ndarray:
+def _steps(lib: Any, name: str) -> np.ndarray:
+    """The parameter after STEPS steps of optimizer ``name`` in library ``lib`` (torch or micrograd2)."""
     cls, kwargs = CONFIGS[name]
     start, grads = _data()
-    p = torch.tensor(start, requires_grad=True)
-    opt = getattr(torch.optim, cls)([p], **kwargs)
+    p = lib.tensor(start, requires_grad=True)
+    opt = getattr(lib.optim, cls)([p], **kwargs)
     for g in grads:
-        p.grad = torch.tensor(g)
-        opt.step()
-    return p.detach().numpy()
-
-
-def _ours(name: str) -> np.ndarray:
-    cls, kwargs = CONFIGS[name]
-    start, grads = _data()
-    p = mg.tensor(start, requires_grad=True)
-    opt = getattr(mg.optim, cls)([p], **kwargs)
-    for g in grads:
-        p.grad = mg.tensor(g)
+        p.grad = lib.tensor(g)
         opt.step()
     return p.detach().numpy()
 
@@ -65,7 +57,7 @@ def _ours(name: str) -> np.ndarray:
 def test_five_float32_steps_equal_torchs_bits(name: str, request) -> None:
     if name in KNOWN:
         request.applymarker(pytest.mark.xfail(strict=True, reason=KNOWN[name]))
-    ours, theirs = _ours(name), _torch(name)
+    ours, theirs = _steps(mg, name), _steps(torch, name)
     differ = int((ours.view(np.uint32) != theirs.view(np.uint32)).sum())
     assert differ == 0, f"{differ} of {SIZE} parameters differ from torch's in some bit"
 
