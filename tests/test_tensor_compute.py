@@ -62,3 +62,14 @@ def test_backend_finds_the_first_array_and_says_what_it_got_otherwise() -> None:
     assert compute.backend(2.0, np.zeros(1, np.float32)).name == "cpu"
     with pytest.raises(TypeError, match="expected a backend array"):
         compute.backend(1.0, "x")
+
+
+def test_partial_applies_an_op_with_its_attributes_fixed() -> None:
+    from micrograd2.tensors.arithmetic import AddScaled
+    from micrograd2.tensors.compute import Partial
+
+    x, w = mg.tensor([1.0, 2.0], requires_grad=True), mg.tensor([3.0, 4.0], requires_grad=True)
+    y = Partial(AddScaled, alpha=2.0).apply(x, w)  # what x.add_(w, alpha=2) hands the in-place machinery
+    assert y.tolist() == [7.0, 10.0] and y.grad_fn.name() == "AddBackward0"
+    y.sum().backward()
+    assert x.grad.tolist() == [1.0, 1.0] and w.grad.tolist() == [2.0, 2.0]

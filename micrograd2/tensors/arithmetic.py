@@ -15,6 +15,7 @@ from .. import dtypes
 from ..autograd import grad_mode
 from . import strides, views
 from .compute import (
+    Partial,
     TensorFunction,
     backend,
     binary,
@@ -123,17 +124,6 @@ def add_scaled(ctx: Any, a: Any, b: Any, alpha: float) -> Any:
         be.iadd(out, b, alpha)
         return out
     return elementwise(ctx, "add", a, binary("mul", b, alpha))
-
-
-class WithAlpha:
-    """``fn`` with ``alpha`` fixed, as the in-place machinery applies it: ``x.add_(w, alpha=2)`` is
-    ``WithAlpha(AddScaled, 2).apply(x, w)``."""
-
-    def __init__(self, fn: type[TensorFunction], alpha: float) -> None:
-        self.fn, self.alpha = fn, alpha
-
-    def apply(self, *inputs: Any) -> Any:
-        return self.fn.apply(*inputs, alpha=self.alpha)
 
 
 class Rsub(TensorFunction):
@@ -460,7 +450,7 @@ def in_place(x: Tensor, fn: type[TensorFunction], other: Any, fast: str | None, 
     x._check_view_in_place()
     if alpha != 1.0 and x.dtype == "bfloat16":  # PyTorch takes alpha in x's dtype (the backend sees float32),
         alpha = dtypes.round_to(dtypes.round_to(alpha, dtypes.FLOAT32), dtypes.BFLOAT16)  # by way of a C float
-    x._in_place(fn if alpha == 1.0 else WithAlpha(AddScaled if fn is Add else SubScaled, alpha), o)
+    x._in_place(fn if alpha == 1.0 else Partial(AddScaled if fn is Add else SubScaled, alpha=alpha), o)
     return x
 
 

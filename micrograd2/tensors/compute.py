@@ -331,6 +331,17 @@ def broadcast_shape(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...] |
     return tuple(reversed(out))
 
 
+class Partial:
+    """``fn`` with keyword attributes fixed (an alpha, an index, a dtype), as the in-place machinery applies
+    an op: ``fn.apply(x, *others)``, inputs only (``x.add_(w, alpha=2)`` is ``Partial(AddScaled, alpha=2)``)."""
+
+    def __init__(self, fn: type[TensorFunction], **attributes: Any) -> None:
+        self.fn, self.attributes = fn, attributes
+
+    def apply(self, *inputs: Any) -> Any:
+        return self.fn.apply(*inputs, **self.attributes)
+
+
 def renamed(fn: type[TensorFunction], name: str, node_name: str) -> type[TensorFunction]:
     """``fn`` itself under another of PyTorch's node names: the same forward and backward, one definition.
     (PyTorch names some nodes after what the user called, e.g. ``unsqueeze`` and ``squeeze`` both

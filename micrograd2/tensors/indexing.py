@@ -17,7 +17,17 @@ import numpy as np
 from ..autograd import grad_mode
 from ..backends import array_types
 from ..backends.base import is_basic_index
-from .compute import TensorFunction, backend, is_tensor, mask_mul, normalize_dims, renamed, shape_of, sum_to
+from .compute import (
+    Partial,
+    TensorFunction,
+    backend,
+    is_tensor,
+    mask_mul,
+    normalize_dims,
+    renamed,
+    shape_of,
+    sum_to,
+)
 from .storage import FLOATS, INTEGERS, cross_device, storage_dtype
 
 if TYPE_CHECKING:
@@ -149,32 +159,11 @@ SEVERAL_VIEWS = (
 
 
 class SetItem(TensorFunction):
-    """``x[index] = value`` (in place, PyTorch's ``CopySlices``): x's gradient is 0 where it was
-    overwritten; the value's gradient is the gradient there, summed to the value's shape."""
+    """``x[index] = value`` written out of place (``index``: a keyword attribute, no edge): x's gradient is 0
+    where it was overwritten; the value's gradient is the gradient there, summed to the value's shape.
+    Recorded as PyTorch's ``CopySlices`` (the write a recorded backward through CopySlices makes)."""
 
     node_name = "CopySlices"
-    ctx_slots = ("index", "value_shape", "keep")
-
-    @staticmethod
-    def forward(ctx, x, value, index):
-        out, ctx.keep = write_at(x, value, index)
-        ctx.index, ctx.value_shape = index, shape_of(value)
-        return out
-
-    @staticmethod
-    def backward(ctx, grad):
-        grad_value = None
-        if ctx.value_shape is not None:
-            picked = grad[ctx.index] if is_tensor(grad) else backend(grad).getitem(grad, ctx.index)
-            grad_value = sum_to(picked, ctx.value_shape)
-        return mask_mul(grad, ctx.keep), grad_value, None
-
-
-class IndexPutInPlace(TensorFunction):
-    """``x[arrays] = value`` (PyTorch's ``index_put_``, ``IndexPutBackward0``): x's gradient is 0 where it
-    was overwritten; the value's is the gradient there, summed to its shape.  The index is no input."""
-
-    node_name = "IndexPutBackward0"
     ctx_slots = ("index", "value_shape", "keep")
 
     @staticmethod
@@ -185,17 +174,14 @@ class IndexPutInPlace(TensorFunction):
 
     @staticmethod
     def backward(ctx, grad):
-        return SetItem.backward(ctx, grad)[:2]
+        grad_value = None
+        if ctx.value_shape is not None:
+            picked = grad[ctx.index] if is_tensor(grad) else backend(grad).getitem(grad, ctx.index)
+            grad_value = sum_to(picked, ctx.value_shape)
+        return mask_mul(grad, ctx.keep), grad_value
 
 
-class PutAt:
-    """``IndexPutInPlace`` at ``index``, as ``setitem`` hands it to the in-place machinery: ``fn.apply(x, value)``."""
-
-    def __init__(self, index: Any) -> None:
-        self.index = index
-
-    def apply(self, x: Any, value: Any) -> Any:
-        return IndexPutInPlace.apply(x, value, index=self.index)
+IndexPutInPlace = renamed(SetItem, "IndexPutInPlace", "IndexPutBackward0")  # x[arrays] = v: index_put_
 
 
 def write_at(x: Any, value: Any, index: Any) -> tuple[Any, Any]:
@@ -288,9 +274,10 @@ def setitem(x: Tensor, index: Any, value: Any) -> None:
     if _copies_into_a_view(x, index, value):
         x[index].copy_(value)
         return
-    if _records(x, value) and not is_basic_index(index) and not _only_arrays(index):
-        basic, rest = _split(index, x.ndim)  # PyTorch: the basic part as a view, then index_put_ on it
-        if basic is not None:
+    if not is_basic_index(index):
+        index = _without_ellipsis(index, x.ndim)
+        if _records(x, value) and not _only_arrays(index):  # PyTorch: the basic part as a view, then
+            basic, rest = _split(index)  # index_put_ on it
             x[basic][rest] = value
             return
     if isinstance(value, type(x)):
@@ -300,10 +287,8 @@ def setitem(x: Tensor, index: Any, value: Any) -> None:
         kind = storage_dtype(x.dtype) if x.dtype in FLOATS else x.dtype
         value = type(x)(value, dtype=kind, device=x.device).data
     x._check_view_in_place()
-    if _only_arrays(index):  # PyTorch's index_put_ (on a view: inside the base's CopySlices)
-        x._in_place(PutAt(index), value)
-    else:
-        x._in_place(SetItem, value, index)
+    # PyTorch's index_put_ for index arrays (on a view: inside the base's CopySlices); else numbers only
+    x._in_place(Partial(IndexPutInPlace if _only_arrays(index) else SetItem, index=index), value)
 
 
 def _only_arrays(index: Any) -> bool:
@@ -329,19 +314,30 @@ def _records(x: Tensor, value: Any) -> bool:
     return bool(x.requires_grad or (tensor and value.requires_grad))
 
 
-def _split(index: Any, ndim: int) -> tuple[Any, Any]:
-    """``index`` (basic items mixed with index arrays) as PyTorch's ``applySlicing`` takes it apart: the
-    basic index of a view (each array replaced by ``:``), and the arrays' index into that view.
-    ``(None, None)`` with an ``Ellipsis`` (not taken apart here)."""
+def _axes(p: Any) -> int:
+    """How many axes of x an index item takes: a mask its own number, ``None`` and ``...`` none, others one."""
+    if type(p) in _array_types:
+        return len(p.shape) if str(p.dtype) == "bool" else 1
+    return 0 if p is None or p is Ellipsis else 1
+
+
+def _without_ellipsis(index: Any, ndim: int) -> Any:
+    """``index`` with its ``...`` written as one ``:`` per axis it stands for."""
     parts = index if isinstance(index, tuple) else (index,)
-    if any(p is Ellipsis for p in parts):
-        return None, None
+    if not any(p is Ellipsis for p in parts):
+        return index
+    rest = ndim - sum(map(_axes, parts))
+    return tuple(q for p in parts for q in ([slice(None)] * rest if p is Ellipsis else [p]))
+
+
+def _split(index: Any) -> tuple[Any, Any]:
+    """``index`` (basic items mixed with index arrays, no ``...``) as PyTorch's ``applySlicing`` takes it
+    apart: the basic index of a view (each array replaced by ``:``), and the arrays' index into that view."""
     basic: list[Any] = []
     rest: list[Any] = []
-    for p in parts:
+    for p in index if isinstance(index, tuple) else (index,):
         if type(p) in _array_types:
-            axes = len(p.shape) if str(p.dtype) == "bool" else 1
-            basic += [slice(None)] * axes
+            basic += [slice(None)] * _axes(p)
             rest.append(p)
         elif isinstance(p, slice) or p is None:
             basic.append(p)

@@ -10,6 +10,7 @@ arguments and pick the Function.
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import numbers
 from typing import TYPE_CHECKING, Any
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from ..autograd import grad_mode
 from ..backends import array_types, get_backend
 from . import compute, strides
-from .compute import TensorFunction, backend, data_of, is_tensor, normalize_dims, renamed
+from .compute import Partial, TensorFunction, backend, data_of, is_tensor, normalize_dims, renamed
 from .storage import INTEGERS, storage_dtype
 
 _array_types = array_types()
@@ -165,17 +166,6 @@ class Copy(TensorFunction):
         return zeros, grad if be.dtype(grad) == storage_dtype(dtype) else be.astype(grad, dtype)
 
 
-class CopyInto:
-    """``Copy`` into a Tensor of ``dtype``: what ``copy_`` hands the in-place machinery, which applies it
-    as ``fn.apply(self, src)`` (the result keeps self's dtype, not the wider of the two)."""
-
-    def __init__(self, dtype: str) -> None:
-        self.dtype = dtype
-
-    def apply(self, target: Any, src: Any) -> Any:
-        return Copy.apply(target, src, dtype=self.dtype)
-
-
 # -- the methods ---------------------------------------------------------------------------------------
 def shape_arg(shape: tuple[Any, ...]) -> tuple[int, ...]:
     """A shape given as ``f(2, 3)`` or ``f((2, 3))``, as a tuple of ints."""
@@ -246,11 +236,9 @@ def copy_(x: Tensor, src: Any) -> Tensor:
             "What to do: pass a Tensor (mg.tensor(...)) or a number."
         )
     x._check_view_in_place()
-    if x.dtype in INTEGERS:  # an integer Tensor is not differentiable: only its numbers change
-        with grad_mode.no_grad():
-            x._in_place(CopyInto(x.dtype), src)
-    else:
-        x._in_place(CopyInto(x.dtype), src)
+    # (an integer Tensor is not differentiable: only its numbers change; the result keeps x's dtype)
+    with grad_mode.no_grad() if x.dtype in INTEGERS else contextlib.nullcontext():
+        x._in_place(Partial(Copy, dtype=x.dtype), src)
     return x
 
 

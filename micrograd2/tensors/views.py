@@ -16,8 +16,7 @@ change the history of both, as PyTorch does:
 
 On CUDA only ``reshape`` makes true views (indexing and transposing copy); the histories are kept
 the same way, a view's numbers are copied again after an in-place op on its base, and an in-place op
-on such a copy is written into its base, under ``no_grad`` too (but not ``add_``, ``sub_``, ``mul_``
-there: arithmetic.py's no_grad shortcut changes the copy alone).
+on such a copy is written into its base, under ``no_grad`` too.
 
 A view keeps the steps that make it from its base (``_view_steps``: its last step and the steps before
 it, a linked list, so a long chain of views costs one link each); a base keeps its live views, weakly
@@ -90,7 +89,7 @@ class CopySlices(TensorFunction):
         grads = grads if type(grads) is tuple else (grads,)
         if grads[0] is None:
             return mask_mul(grad, ctx.keep), *grads[1:]
-        written = SetItem.apply(grad, grads[0], index) if is_tensor(grad) else write_at(grad, grads[0], index)[0]
+        written = SetItem.apply(grad, grads[0], index=index) if is_tensor(grad) else write_at(grad, grads[0], index)[0]
         return written, *grads[1:]
 
 

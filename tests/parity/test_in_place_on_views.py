@@ -269,6 +269,8 @@ ADVANCED = {  # x[index] = v with index arrays or a mask: index_put_, on a view 
     "integers then an integer": _put(lambda lib, z: (_ix(lib, [0, 1]), 1), [5.0, 6.0]),
     "a slice then integers": _put(lambda lib, z: (slice(1, None), _ix(lib, [0])), 7.0),
     "None then integers": _put(lambda lib, z: (None, _ix(lib, [1])), [5.0, 6.0, 7.0]),
+    "... then integers": _put(lambda lib, z: (Ellipsis, _ix(lib, [0, 2])), 7.0),
+    "an integer, ..., integers": _put(lambda lib, z: (1, Ellipsis, _ix(lib, [0])), 7.0),
 }
 
 
