@@ -7,8 +7,9 @@
   ``torch.autograd.graph.saved_tensors_hooks`` sees;
 * ``best_times(run, repeats)``: the best time of a run in grad mode and under ``no_grad``, taken in turns.
 
-The graph walks take micrograd2's graphs and PyTorch's alike (``next_functions``, ``name()``), with a
-stack instead of recursion.  A lesson imports them as ``micrograd2.lessons.measure``.
+The graph walks take micrograd2's graphs and PyTorch's alike: ``tracing.nodes.reachable`` needs only
+``next_functions``, and walks with a stack instead of recursion.  A lesson imports them as
+``micrograd2.lessons.measure``.
 """
 from __future__ import annotations
 
@@ -18,48 +19,30 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
+from micrograd2.tracing.nodes import reachable, saved_items
+
 
 def graph_nodes(outputs: Iterable[Any]) -> set[Any]:
-    """The grad_fn nodes the outputs keep alive (walked without recursion)."""
-    seen, stack = set(), [o.grad_fn for o in outputs if o.grad_fn is not None]
-    while stack:
-        node = stack.pop()
-        if node is not None and node not in seen:
-            seen.add(node)
-            stack.extend(n for n, _ in node.next_functions)
-    return seen
+    """The grad_fn nodes the outputs keep alive."""
+    return set(reachable(o.grad_fn for o in outputs))
 
 
 def above_the_leaves(root: Any) -> list[str]:
-    """The names of the nodes right above each AccumulateGrad of ``root``'s graph (walked without recursion)."""
-    names, seen, stack = set(), set(), [root.grad_fn]
-    while stack:
-        node = stack.pop()
-        if node is None or id(node) in seen:
-            continue
-        seen.add(id(node))
-        for child, _ in node.next_functions:
-            if child is not None and child.name().endswith("AccumulateGrad"):
-                names.add(node.name())
-            stack.append(child)
-    return sorted(names)
+    """The names of the nodes right above each AccumulateGrad of ``root``'s graph."""
+    return sorted({node.name() for node in reachable([root.grad_fn])
+                   if any(child is not None and child.name().endswith("AccumulateGrad")
+                          for child, _ in node.next_functions)})
 
 
 def kept_bytes(output: Any, parameters: Iterable[Any]) -> tuple[int, int]:
     """Bytes of the arrays ``output``'s graph (micrograd2's Tensor engine) keeps for backward, parameters left
     out: (counted once per storage, counted once per node that saved it)."""
-    import micrograd2 as mg
-
     skip = {id(p.data) for p in parameters}
-    storages, per_node, seen, stack = {}, 0, set(), [output.grad_fn]
-    while stack:
-        node = stack.pop()
-        if node is None or id(node) in seen:
-            continue
-        seen.add(id(node))
-        stack.extend(n for n, _ in node.next_functions)
-        for item in getattr(node, "saved", ()):
-            array = item.data if isinstance(item, mg.Tensor) else item  # a saved input, or an output's array
+    storages, per_node = {}, 0
+    for node in reachable([output.grad_fn]):
+        items = saved_items(node)
+        for item in items if not isinstance(items, str) else ():  # a str: FREED
+            array = item.data  # a saved input's array, or the output's
             while isinstance(array, np.ndarray) and array.base is not None:
                 array = array.base                              # a view: count the storage it looks into
             if isinstance(array, np.ndarray) and id(array) not in skip:

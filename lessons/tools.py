@@ -36,6 +36,8 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Callable, Iterator, TextIO
 
+from micrograd2.tracing.nodes import walk
+
 MAX_TREE_LINES = 40
 WIDTH = 100  # error messages are wrapped to this width
 SHORT = 110  # a check line shows at most this much of a value
@@ -310,32 +312,30 @@ def show_graph(root: Any, title: str | None = None, view: str = "autograd") -> D
 def graph_lines(root: Any) -> list[str]:
     """``root``'s autograd graph as indented text, from its ``grad_fn`` down to the ``AccumulateGrad``s.
 
-    A node reached a second time is written once more with "(see above)"; no recursion.
+    A node reached a second time is written once more with "(see above)" (``tracing.nodes.walk``
+    follows every edge, without recursion).
     """
     start = getattr(root, "grad_fn", None)
     if start is None:
         return [f"{_name(root)} is a leaf: no grad_fn, nothing to walk"]
     lines: list[str] = []
-    seen: set[int] = set()
-    stack: list[tuple[Any, str, str]] = [(start, "", "")]
-    while stack:
-        node, lead, rest = stack.pop()
+    below: dict[Any, str] = {start: ""}  # a node -> the indent of the lines below it
+    for node, parent, edge_nr, first in walk([start]):
         if len(lines) >= MAX_TREE_LINES:
             lines.append("… (graph continues)")
             break
+        lead = ""
+        if parent is not None:
+            last = edge_nr == len(parent.next_functions) - 1
+            lead = below[parent] + ("└── " if last else "├── ")
+            if first:
+                below[node] = below[parent] + ("    " if last else "│   ")
         if node is None:
             lines.append(f"{lead}None   (an input that needs no gradient)")
             continue
         text = node.name() + (f" → {_name(node.variable)}.grad" if node.name() == "AccumulateGrad" else "")
-        if id(node) in seen and node.next_functions:
-            lines.append(f"{lead}{text}   (see above)")
-            continue
-        seen.add(id(node))
-        lines.append(lead + text)
-        children = [n for n, _ in node.next_functions]
-        for i in reversed(range(len(children))):
-            last = i == len(children) - 1
-            stack.append((children[i], rest + ("└── " if last else "├── "), rest + ("    " if last else "│   ")))
+        again = not first and node.next_functions  # a node with inputs, written once already
+        lines.append(f"{lead}{text}   (see above)" if again else lead + text)
     return lines
 
 

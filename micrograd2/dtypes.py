@@ -189,3 +189,7 @@ def round_to(x: float, dtype: str) -> float:
     if rounder is None:
         rounder = _ROUNDERS[check_dtype(dtype)]
     return rounder(x)
+
+
+# PyTorch's EPSILON in binary_cross_entropy's backward: 1e-12, held in a float32 there.
+BCE_EPSILON = round_to(1e-12, FLOAT32)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import pytest
 
 import micrograd2 as mg
@@ -64,9 +63,9 @@ def test_backward_pass_announces_its_start_and_end_and_whether_it_failed() -> No
     listener = lambda kind, fields: seen.append((kind, fields))  # noqa: E731
     events.subscribe(listener)
     try:
-        with events.backward_pass(("root",), [("root", 1.0)]) as ok:
+        with events.backward_pass(("root",), [("root", 0, 1.0)]) as ok:
             pass
-        with pytest.raises(ZeroDivisionError), events.backward_pass(("root",), [("root", 2.0)]) as bad:
+        with pytest.raises(ZeroDivisionError), events.backward_pass(("root",), [("root", 0, 2.0)]) as bad:
             1 / 0
     finally:
         events.unsubscribe(listener)
@@ -97,6 +96,6 @@ def test_the_core_announces_tensor_ops_with_arrays() -> None:
     kinds = [k for k, _ in seen]
     assert kinds.count("forward") == 2 and kinds.count("visit") == 2 and "accumulate" in kinds
     visit = next(f for k, f in seen if k == "visit")
-    assert isinstance(visit["grad_output"], np.ndarray)
+    assert isinstance(visit["grad_output"], Tensor)  # a Tensor's gradients are Tensors, as PyTorch's
     forward = next(f for k, f in seen if k == "forward")
     assert isinstance(forward["output"], Tensor)

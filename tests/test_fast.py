@@ -127,7 +127,7 @@ def _describe(vals: list[Any]) -> list[Any]:
     """Everything observable about the Values and their nodes, with objects replaced by positions."""
     index = {id(v): k for k, v in enumerate(vals)}
     nodes: dict[int, int] = {}
-    seqs = sorted({n._seq for v in vals for n in _nodes(v)})
+    seqs = sorted({n.sequence_nr() for v in vals for n in _nodes(v)})
     out = []
     for v in vals:
         node = v.grad_fn
@@ -136,10 +136,12 @@ def _describe(vals: list[Any]) -> list[Any]:
             nodes.setdefault(id(node), len(nodes))
             entries = node.saved_entries()
             described = (
-                node.name(), node._dtype, seqs.index(node._seq), repr(node._output),
+                node.name(), node._dtype, seqs.index(node.sequence_nr()), repr(node._output),
+                node._next_nrs, v.output_nr,
                 tuple(None if n is None else n.name() for n, _ in node.next_functions),
                 entries if isinstance(entries, str) else tuple(
-                    (role, index.get(id(var)), repr(getattr(value, "data", value))) for role, var, value in entries),
+                    (name, role, index.get(id(var)), repr(getattr(value, "data", value)))
+                    for name, role, var, value in entries),
             )
         grad = v._grad
         out.append((repr(v.data), v.dtype, v.requires_grad, v.is_leaf, v._version, described,

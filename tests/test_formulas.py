@@ -3,7 +3,8 @@
 It proves that every op of ``EXPLAIN`` shows its formula and its local derivative with the numbers used
 (``→ a: 1.0 × b (5.0) = 5.0``), that the catalogue below covers the whole table, that relu explains its zero,
 that formulas read as on paper: plain numbers shown, looser operands and negative numbers in parentheses;
-and that ``forward_formula`` and ``gradient_text`` read a hand-made event alone.
+that ``forward_formula`` and ``gradient_text`` read a hand-made event alone; and that a power reads
+its base and exponent by PyTorch's names (``self``, ``exponent``), on Values and Tensors alike.
 """
 from __future__ import annotations
 
@@ -108,3 +109,52 @@ def test_forward_formula_and_gradient_text_read_an_event_alone() -> None:
                         grad_inputs=(("a + b", -2.0), ("const", None)))
     assert (forward_formula(scaled), gradient_text(scaled, 0)) == ("(a + b)·(-2.0)", "1.0 × (-2.0) = -2.0")
 
+
+
+# -- saved values are read by PyTorch's names, not by position --------------------------------
+def _pow_narration(x: mg.Value | mg.Tensor, build: Callable) -> list[str]:
+    x.label = "x"
+    with mg.trace() as t:
+        y = build(x)
+        (y.sum() if isinstance(y, mg.Tensor) else y).backward()
+    assert not t.errors
+    return t.narrate(color=False).splitlines()
+
+
+POWERS = [  # (build, the line of its step, its local derivative) on x = 2.0, or on x = [1.0, 2.0]
+    (lambda x: 2 ** x, "2^x = 4.0", "→ x: 1.0 × c^x·ln c (4.0·ln 2) = 2.77259",
+     "2^x = [2.0, 4.0]", "→ x: [1.0, 1.0] × c^x·ln c ([2.0, 4.0]·ln 2) = [1.38629, 2.77259]"),
+    (lambda x: 0 ** x, "0^x = 0.0", "→ x: 1.0 × c^x·ln c (0.0·ln 0) = 0.0",
+     "0^x = [0.0, 0.0]", "→ x: [1.0, 1.0] × c^x·ln c ([0.0, 0.0]·ln 0) = [0.0, 0.0]"),
+    (lambda x: x**3, "x^3 = 8.0", "→ x: 1.0 × 3·x^2 (3·2.0^2) = 12.0",
+     "x^3 = [1.0, 8.0]", "→ x: [1.0, 1.0] × 3·x^2 (3·[1.0, 2.0]^2) = [3.0, 12.0]"),
+]
+IDS = ["2**x", "0**x", "x**3"]
+
+
+@pytest.mark.parametrize("build, step, local, _t_step, _t_local", POWERS, ids=IDS)
+def test_a_power_reads_its_base_and_exponent_by_name(build: Callable, step: str, local: str,
+                                                     _t_step: str, _t_local: str) -> None:
+    lines = _pow_narration(mg.Value(2.0, requires_grad=True), build)
+    assert any(line.startswith("step 1") and step in line for line in lines), lines
+    assert "        " + local in lines
+
+
+@pytest.mark.parametrize("build, _step, _local, step, local", POWERS, ids=IDS)
+def test_a_tensor_power_reads_its_base_and_exponent_by_name(build: Callable, _step: str,
+                                                            _local: str, step: str, local: str) -> None:
+    lines = _pow_narration(mg.tensor([1.0, 2.0], requires_grad=True), build)
+    assert any(line.startswith("step 2") and step in line for line in lines), lines
+    assert "        " + local in lines
+
+
+def test_formulas_find_a_saved_item_by_its_name_in_any_order() -> None:
+    ev = TraceEvent("backward", node="PowBackward2", inputs=(("x", 2.0),), output=9.0,
+                    grad_output=1.0, grad_inputs=(("x", 9.88751),),
+                    saved=(("x", 2.0), ("y", 9.0), (None, 3.0)), saved_names=("exponent", "result", "self"))
+    assert forward_formula(ev) == "3.0^x"
+    assert gradient_text(ev, 0) == "1.0 × c^x·ln c (9.0·ln 3.0) = 9.88751"
+    bare = TraceEvent("backward", node="PowBackward0", inputs=(("x", 2.0),), output=8.0,
+                      grad_output=1.0, grad_inputs=(("x", 12.0),), saved=(("x", 2.0),),
+                      saved_names=("self",))
+    assert (forward_formula(bare), gradient_text(bare, 0)) == ("x^p", "1.0 × p·x^(p−1) = 12.0")

@@ -1,11 +1,13 @@
 """Nodes: PyTorch's names, next_functions' shape, AccumulateGrad, what each op saves (D10, D12, E4)."""
 from __future__ import annotations
 
+import math
+
 import pytest
 
 import micrograd2 as mg
 from micrograd2.autograd import AccumulateGrad
-from micrograd2.autograd.node import FREED
+from micrograd2.autograd.node import FREED, SavedInput, SavedOutput
 
 
 def test_block1_graph_has_pytorchs_node_names_and_shape(block1) -> None:
@@ -125,23 +127,34 @@ def test_an_input_changed_in_place_before_it_was_saved_is_checked_against_that_v
         y.backward()
 
 
-def test_an_input_saved_at_version_0_is_kept_as_itself_and_still_checked() -> None:
+def test_a_saved_input_is_a_record_of_the_variable_itself_and_its_version() -> None:
     x = mg.Value(2.0, requires_grad=True)
     y = x * x
-    assert y.grad_fn._saved == (x, x)  # no record object: version 0 is implied
+    assert all(type(item) is SavedInput and item.variable is x and item.version == 0
+               for item in y.grad_fn._saved)
+    (out,) = x.exp().grad_fn._saved
+    assert type(out) is SavedOutput and out.version == 0 and out.kind is mg.Value
     x.detach().add_(1)
     with pytest.raises(RuntimeError, match="is at version 1; expected version 0"):
         y.backward()
 
 
-# -- saved values are read at backward time (issue 13) ---------------------------------------------------
-def test_a_saved_output_is_read_at_backward_time_the_data_trap() -> None:
+# -- saved values: an input is read at backward time, the output as it was saved (issue 23) ---------------
+def test_a_saved_output_reads_the_data_it_had_when_saved() -> None:
     a = mg.Value(1.0, requires_grad=True)
     b = a.exp()
-    b.data = 10.0  # bypasses autograd: the saved output is read as it is now, as in PyTorch
-    assert b.grad_fn.saved == (10.0,) and b.grad_fn.output == 10.0
+    b.data = 10.0  # bypasses autograd: PyTorch's saved output keeps its own copy of the data
+    assert b.grad_fn.saved == (math.e,) and b.grad_fn.output == math.e
     b.backward()
-    assert a.grad == 10.0
+    assert a.grad == math.e
+
+
+def test_a_saved_input_is_read_at_backward_time_the_data_trap() -> None:
+    a = mg.Value(3.0, requires_grad=True)
+    b = a * a
+    a.data = 10.0  # bypasses autograd: the saved input is read as it is now, as in PyTorch
+    b.backward()
+    assert a.grad == 20.0
 
 
 def test_a_saved_output_changed_in_place_still_raises_even_once_it_is_gone() -> None:
@@ -187,19 +200,46 @@ def test_a_node_reaches_its_output_and_inputs_without_keeping_the_values() -> No
 
 def test_gradient_edge_is_the_grad_fn_or_the_one_accumulator_of_a_leaf() -> None:
     x = mg.Value(1.0, requires_grad=True)
-    edge = mg.autograd.gradient_edge(x)
-    assert edge.name() == "AccumulateGrad" and mg.autograd.gradient_edge(x) is edge and edge.variable is x
+    node, nr = mg.autograd.gradient_edge(x)
+    assert node.name() == "AccumulateGrad" and nr == 0 and node.variable is x
+    assert mg.autograd.gradient_edge(x)[0] is node
     y = x * 2
-    assert mg.autograd.gradient_edge(y) is y.grad_fn and y.grad_fn.next_functions[0][0] is edge
+    assert mg.autograd.gradient_edge(y) == (y.grad_fn, 0) and y.grad_fn.next_functions[0] == (node, 0)
 
 
 def test_saved_entries_name_the_role_of_each_saved_item() -> None:
     x = mg.Value(2.0, requires_grad=True)
     y = x * 3.0
     z = y.exp()
-    assert y.grad_fn.saved_entries() == (("other", None, None), ("other", None, 3.0))
-    (role, variable, value), = z.grad_fn.saved_entries()
-    assert role == "output" and variable is z and value == z.data
-    assert (x * x).grad_fn.saved_entries() == (("input", x, 2.0), ("input", x, 2.0))
+    assert y.grad_fn.saved_entries() == (("self", "other", None, None), ("other", "other", None, 3.0))
+    (name, role, variable, value), = z.grad_fn.saved_entries()
+    assert (name, role, variable, value) == ("result", "output", None, z.data)
+    assert (x * x).grad_fn.saved_entries() == (("self", "input", x, 2.0), ("other", "input", x, 2.0))
     z.backward()
     assert z.grad_fn.saved_entries() == FREED
+
+
+# -- what the tracer and diagrams read of a node, without raising -----------------------------
+def test_a_node_shows_its_saved_values_inputs_and_output() -> None:
+    x = mg.Value(3.0, requires_grad=True)
+    y = x * 2.0
+    node = y.grad_fn
+    assert node.saved == (None, 2.0) and node.inputs == (3.0, 2.0) and node.output == 6.0
+    assert node.saved_entries() == (("self", "other", None, None), ("other", "other", None, 2.0))
+
+
+def test_a_saved_output_is_shown_as_it_was_saved() -> None:
+    y = mg.Value(0.0, requires_grad=True).exp()
+    node = y.grad_fn
+    assert node.saved == (1.0,) and node.output == 1.0
+    y.data = 10.0  # (PyTorch keeps the output's data as saved: so does the node)
+    assert node.saved == (1.0,) and node.output == 1.0
+
+
+def test_after_backward_the_saved_values_are_freed_and_shown_so() -> None:
+    x = mg.Value(2.0, requires_grad=True)
+    y = x * x
+    node = y.grad_fn
+    assert node.saved == (x, x)
+    y.backward()
+    assert node.saved is FREED and node.saved_entries() is FREED and node.output == 4.0

@@ -1,4 +1,4 @@
-"""``micrograd2.fast.recording``: ``Function.apply`` for one or two inputs, in one Python call.
+"""``micrograd2.fast.recording``: ``Function.apply`` for one or two inputs, or many, in one Python call.
 
 It proves that the one-call recording builds what ``Function.apply`` builds (values, dtypes, node names and
 dtypes, edges, saved values) for the Tensor operators, that every call it does not handle (another dtype or
@@ -32,7 +32,7 @@ def test_two_inputs_hands_every_other_call_to_the_reference() -> None:
         assert mul(x, x) == "reference"
     out = mul(x, 3)
     assert out.data == 6.0 and out.grad_fn.name() == "MulBackward0"
-    assert out.grad_fn.next_functions[0][0] is x._accumulator and out.grad_fn.next_functions[1][0] is None
+    assert out.grad_fn.next_functions == ((x._accumulator, 0), (None, 0))
 
 
 def test_without_grad_nothing_is_recorded() -> None:
@@ -74,8 +74,8 @@ def _tensor_graph(t: Any) -> tuple:
     node = t.grad_fn
     return (t.detach().numpy().tolist(), t.dtype, t.requires_grad, node and node.name(), node and node._dtype,
             node and tuple(None if n is None else n.name() for n, _ in node.next_functions),
-            node and tuple((role, repr(value.tolist() if hasattr(value, "tolist") else value))
-                           for role, _, value in node.saved_entries()))
+            node and tuple((name, role, repr(value.tolist() if hasattr(value, "tolist") else value))
+                           for name, role, _, value in node.saved_entries()))
 
 
 @pytest.mark.skipif(not fast.ENABLED, reason="the speed layer is off (MICROGRAD2_REFERENCE=1)")

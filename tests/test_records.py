@@ -25,7 +25,7 @@ def test_to_json_is_one_object_per_event_with_numbers() -> None:
     assert objs[3] == {
         "kind": "backward", "step": 1, "pass_no": 1, "node": "SumBackward0", "node_id": "SumBackward0#1",
         "label": "z", "op": "Sum", "output": 23.0, "inputs": [["x[0]·w[0]", 8.0], ["x[1]·w[1]", 15.0]],
-        "input_ids": ["MulBackward0#1", "MulBackward0#2"], "grad_output": 1.0,
+        "input_ids": ["MulBackward0#1", "MulBackward0#2"], "input_nrs": [0, 0], "grad_output": 1.0,
         "grad_inputs": [["x[0]·w[0]", 1.0], ["x[1]·w[1]", 1.0]],
     }
     acc = objs[6]

@@ -355,10 +355,12 @@ def test_bfloat16_values_are_rounded_to_8_significant_bits() -> None:
 
 
 def test_the_tensor_engine_rounds_and_adds_its_gradients_itself() -> None:
-    g = Tensor._round_gradient(np.array([1.0 / 3.0]), "float16")
-    assert g.dtype == np.float16 and Tensor._round_gradient(g, "float16") is g
-    total = Tensor._add_gradients(np.array(1.0, dtype=np.float32), np.array(2.0, dtype=np.float32))
-    assert isinstance(total, np.ndarray) and total.shape == () and total == 3.0  # not a NumPy scalar
+    """The walk carries a Tensor graph's gradients as Tensors (NOTE [Backward on Tensors])."""
+    g = Tensor._round_gradient(mg.tensor([1.0 / 3.0], dtype="float64"), "float16")
+    assert g.dtype == "float16" and g.data.dtype == np.float16 and Tensor._round_gradient(g, "float16") is g
+    total = Tensor._add_gradients(mg.tensor(1.0), mg.tensor(2.0))
+    assert isinstance(total, Tensor) and total.shape == () and total.item() == 3.0
+    assert isinstance(total.data, np.ndarray)  # not a NumPy scalar
 
 
 # -- anomaly mode ------------------------------------------------------------------------------------------

@@ -45,17 +45,21 @@ def test_normalize_dims_sorts_wraps_and_raises_pytorchs_index_error() -> None:
         compute.normalize_dims(2, 2)
 
 
-def test_the_helpers_compute_on_arrays_and_record_on_tensors() -> None:
-    """The same helper serves a plain backward (arrays) and a recorded one (Tensors, create_graph)."""
-    g = np.ones((2, 3), dtype=np.float32)
-    summed = compute.sum_to(g, (1, 3))
-    assert isinstance(summed, np.ndarray) and summed.shape == (1, 3) and summed[0, 0] == 2.0
-    t = mg.tensor(g, requires_grad=True)
-    recorded = compute.sum_to(compute.mul(t, 3.0), (3,))
+def test_the_backward_helpers_take_tensors_and_record_only_in_grad_mode() -> None:
+    """A backward computes on Tensors (NOTE [Backward on Tensors]): the helpers record only while the
+    backward pass is recorded (grad mode on)."""
+    g = mg.tensor(np.ones((2, 3), dtype=np.float32))
+    with mg.no_grad():
+        summed = compute.sum_to(g * 3.0, (1, 3))
+    assert isinstance(summed, mg.Tensor) and summed.shape == (1, 3) and summed.grad_fn is None
+    assert summed.tolist() == [[6.0, 6.0, 6.0]]
+    t = mg.tensor(np.ones((2, 3), dtype=np.float32), requires_grad=True)
+    recorded = compute.sum_to(t * 3.0, (3,))
     assert isinstance(recorded, mg.Tensor) and recorded.grad_fn is not None
     assert compute.sum_to(g, None) is None  # a number input gets no gradient
-    assert compute.is_tensor(g, t) and not compute.is_tensor(g, 1.0)
-    assert compute.data_of(t) is t.data and compute.data_of(g) is g
+    masked = compute.mask_mul(mg.tensor([np.inf, 1.0]), np.array([False, True]))
+    assert masked.tolist() == [0.0, 1.0]  # an exact 0, even for inf
+    assert compute.data_of(t) is t.data and compute.data_of(2.0) == 2.0
 
 
 def test_backend_finds_the_first_array_and_says_what_it_got_otherwise() -> None:

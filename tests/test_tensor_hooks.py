@@ -1,11 +1,10 @@
-"""``micrograd2.tensors.tensor_hooks``: a Tensor's hook sees its gradient as a Tensor of the Tensor's dtype, may
-replace it (the array goes back to the engine), and may not change its shape or dtype (PyTorch's errors, each
-with micrograd2's "What to do" line); while a backward pass is recorded the hook gets the recorded Tensor."""
+"""``micrograd2.tensors.tensor_hooks``: a Tensor's hook sees its gradient, a Tensor, may replace it, and may
+not change its shape or dtype (PyTorch's errors, each with micrograd2's "What to do" line); while a backward
+pass is recorded the hook gets the recorded Tensor."""
 from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import pytest
 
 import micrograd2 as mg
@@ -13,16 +12,17 @@ from micrograd2.tensors.tensor import Tensor
 from micrograd2.tensors.tensor_hooks import TensorHook
 
 
-def test_the_hook_gets_a_tensor_and_its_result_goes_back_as_an_array() -> None:
+def test_the_hook_gets_the_gradient_tensor_and_its_result_replaces_it() -> None:
     seen: list[Any] = []
-    hook = TensorHook(lambda g: seen.append(g) or g * 2, "float64", Tensor)
-    out = hook(np.array([1.0, 3.0]))
-    assert isinstance(seen[0], Tensor) and seen[0].dtype == "float64" and seen[0].tolist() == [1.0, 3.0]
-    assert isinstance(out, np.ndarray) and out.tolist() == [2.0, 6.0]
+    hook = TensorHook(lambda g: seen.append(g) or g * 2, Tensor)
+    g = mg.tensor([1.0, 3.0], dtype="float64")
+    out = hook(g)
+    assert seen[0] is g
+    assert isinstance(out, Tensor) and out.dtype == "float64" and out.tolist() == [2.0, 6.0]
 
 
 def test_a_hook_returning_none_leaves_the_gradient_to_the_engine() -> None:
-    assert TensorHook(lambda g: None, "float32", Tensor)(np.ones(2, dtype=np.float32)) is None
+    assert TensorHook(lambda g: None, Tensor)(mg.tensor([1.0, 1.0])) is None
 
 
 def test_a_hook_that_replaces_the_gradient_changes_the_leafs_grad() -> None:

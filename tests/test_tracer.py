@@ -5,7 +5,9 @@ names, values, gradients), that hooks, retain_grad and frees carry the step of t
 that a trace opened after the forward pass (or halfway through a backward) learns the graph and records the
 same, that tracers nest, re-enter, clear, hold graphs only weakly, survive their own failures, drop events
 past ``max_events`` and call ``on_pass_end``, and that an input which is output k >= 1 of a node of several
-outputs is named and valued as that output.
+outputs is named and valued as that output; and that the tracer reads the graph through
+tracing/nodes.py: one walk without recursion, a Variable's node and ``.grad``, and saved items
+under PyTorch's names.
 """
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ from conftest import SquareAndDouble, SumAndProduct, block2
 import micrograd2 as mg
 from micrograd2.autograd import events
 from micrograd2.tracing import TraceEvent
+from micrograd2.tracing.nodes import grad_of, node_of, reachable, saved_items, walk
 
 
 def summary(e: TraceEvent) -> tuple:
@@ -320,7 +323,7 @@ def test_an_input_that_is_a_later_output_is_named_and_valued_as_that_output(watc
         "SumAndProductBackward#1", (None, 3.0), (("a", 15.0), ("b", 6.0)))
     lines = [json.loads(line) for line in t.to_json().splitlines()]
     visits = [d for d in lines if d["kind"] == "backward"]
-    assert visits[0]["input_nrs"] == [1, 0] and "input_nrs" not in visits[1]  # written only where one is k >= 1
+    assert visits[0]["input_nrs"] == [1, 0] and visits[1]["input_nrs"] == [0, 0]  # edges' input_nr
     assert (a.grad, b.grad) == (15.0, 6.0)
 
 
@@ -341,3 +344,82 @@ def test_iterating_a_tensor_traces_one_unbind_node_with_a_name_per_row() -> None
     assert np.array_equal(unbind.grad_output[1], [2.0, 2.0])
     assert "Unbind(x)[1]" in t.narrate()
 
+
+
+# -- how the tracer reads the graph: tracing/nodes.py ----------------------------------------------
+def test_the_walk_follows_every_edge_depth_first_and_goes_below_a_node_once() -> None:
+    x = mg.Value(2.0, requires_grad=True, label="x")
+    h = x * x
+    z = h + h.tanh()
+    visits = [(v.node.name(), v.parent.name() if v.parent else None, v.edge_nr, v.first)
+              for v in walk([z.grad_fn])]
+    assert visits == [
+        ("AddBackward0", None, 0, True), ("MulBackward0", "AddBackward0", 0, True),
+        ("AccumulateGrad", "MulBackward0", 0, True), ("AccumulateGrad", "MulBackward0", 1, False),
+        ("TanhBackward0", "AddBackward0", 1, True), ("MulBackward0", "TanhBackward0", 0, False),
+    ]
+    assert [n.name() for n in reachable([z.grad_fn, None])] == [
+        "AddBackward0", "MulBackward0", "AccumulateGrad", "TanhBackward0"]
+    above_mul = reachable([z.grad_fn], expand=lambda n: n.name() != "MulBackward0")
+    assert [n.name() for n in above_mul] == ["AddBackward0", "MulBackward0", "TanhBackward0"]
+
+
+def test_the_walk_needs_no_recursion() -> None:
+    x = mg.Value(0.5, requires_grad=True)
+    y = x
+    for _ in range(20_000):
+        y = y * 1.0
+    assert sum(1 for _ in reachable([y.grad_fn])) == 20_001
+
+
+def test_a_node_of_a_variable_and_its_grad_for_display() -> None:
+    x = mg.Value(2.0, requires_grad=True)
+    c = mg.Value(3.0)
+    y = x * c
+    assert node_of(c) is None and node_of(y) is y.grad_fn and node_of(x).name() == "AccumulateGrad"
+    y.backward()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # reading a non-leaf's .grad would warn
+        assert (grad_of(x), grad_of(y)) == (3.0, None)
+
+
+def test_saved_items_are_named_as_pytorch_names_them() -> None:
+    x = mg.Value(2.0, requires_grad=True)
+    items = saved_items((3.0 ** x).grad_fn)
+    assert [(i.name, i.role) for i in items] == [
+        ("result", "output"), ("self", "other"), ("exponent", "input")]
+    assert [i.data for i in items] == [9.0, 3.0, 2.0]
+
+
+def test_saved_items_add_what_an_op_shows_as_a_saved_attribute() -> None:
+    class Scale(mg.Function):
+        saved_names = ("self",)
+
+        @staticmethod
+        def forward(ctx, a, factor):
+            ctx.save_for_backward(a)
+            ctx.factor = factor
+            return a * factor
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad * ctx.factor, None
+
+    x = mg.Value(2.0, requires_grad=True, label="x")
+    node_class = type(Scale.apply(x, 4.0).grad_fn)
+    node_class._saved_factor = property(lambda node: node.factor)  # as PyTorch's _saved_alpha
+    with mg.trace() as t:
+        Scale.apply(x, 4.0).backward()
+    visit = t.backward_events()[0]
+    assert (visit.saved, visit.saved_names) == ((("x", 2.0), (None, 4.0)), ("self", "factor"))
+
+
+def test_the_ops_of_a_tensor_backward_formula_are_not_traced_as_forward_ops() -> None:
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    with mg.trace() as t:
+        y = (x * 2.0).exp().sum()
+        y.backward()
+    assert not t.errors
+    forward = [e.node for e in t.events if e.kind == "forward"]
+    assert forward == ["MulBackward0", "ExpBackward0", "SumBackward0"]
+    assert t.names.counters["leaf"] == 1

@@ -2,7 +2,7 @@
 
 It proves that its dependency counts are the edges leading into each node, that the roots' seeds are rounded
 and added up per node with only the roots no edge reaches ready at first, that it finds a custom Function's node
-(an edge to output k >= 1 included) so that only the graphs holding one go to the reference walk, and that its
+while counting, so that only the graphs holding one go to the reference walk, and that its
 pass gives the reference walk's gradients and frees what the nodes saved.  That the two walks agree on random
 graphs is the hypothesis test in ``test_fast.py``.
 """
@@ -15,6 +15,7 @@ import pytest
 import micrograd2 as mg
 from micrograd2 import fast
 from micrograd2.autograd.engine import FREED, reference_walk
+from micrograd2.autograd.node import gradient_node
 from micrograd2.fast import walk
 from micrograd2.scalar import Value
 
@@ -29,13 +30,15 @@ def _diamond() -> tuple[Value, Value, Value]:
 def test_dependencies_count_the_edges_leading_into_each_node() -> None:
     x, y, z = _diamond()
     deps = walk.dependencies([z.grad_fn])
-    assert deps == {z.grad_fn: 0, y.grad_fn: 2, x._accumulator: 2}
+    assert deps == {z.grad_fn: 0, y.grad_fn: 2, gradient_node(x): 2}
 
 
 def test_pending_adds_up_the_seeds_per_node_and_readies_only_roots_no_edge_reaches() -> None:
     x, y, z = _diamond()
-    entries, ready = walk.pending([(z.grad_fn, 1.0), (z.grad_fn, 2.0), (y.grad_fn, 5.0)], Value._round_gradient)
-    assert entries == {z.grad_fn: [0, 3.0], y.grad_fn: [2, 5.0], x._accumulator: 2}
+    entries = walk.dependencies([z.grad_fn, y.grad_fn])
+    ready = walk.pending(entries, [(z.grad_fn, 0, 1.0), (z.grad_fn, 0, 2.0), (y.grad_fn, 0, 5.0)],
+                         Value._round_gradient)
+    assert entries == {z.grad_fn: [0, 3.0], y.grad_fn: [2, 5.0], gradient_node(x): 2}
     assert [node for _, node in ready] == [z.grad_fn]
     assert walk.first_ready(entries, ready) == (z.grad_fn, 3.0) and walk.first_ready(entries, ready) == (None, None)
 
@@ -43,30 +46,32 @@ def test_pending_adds_up_the_seeds_per_node_and_readies_only_roots_no_edge_reach
 def test_pending_rounds_the_seeds_to_the_nodes_dtype() -> None:
     x = Value(1.0, requires_grad=True, dtype="float16")
     y = x * 3.0
-    entries, _ = walk.pending([(y.grad_fn, 0.1), (y.grad_fn, 0.1)], Value._round_gradient)
+    entries = walk.dependencies([y.grad_fn])
+    walk.pending(entries, [(y.grad_fn, 0, 0.1), (y.grad_fn, 0, 0.1)], Value._round_gradient)
     seed = Value._round_gradient(0.1, "float16")
     assert entries[y.grad_fn] == [0, Value._round_gradient(seed + seed, "float16")]
 
 
-def test_custom_inside_finds_a_custom_functions_node_and_an_edge_to_its_second_output() -> None:
+def test_dependencies_find_a_custom_functions_node_whichever_output_leads_to_it() -> None:
     from conftest import SumAndProduct
 
     x, _, z = _diamond()
-    assert not walk.custom_inside([z.grad_fn])
+    assert walk.dependencies([z.grad_fn]) is not None
     a, b = Value(2.0, requires_grad=True), Value(3.0, requires_grad=True)
     total, product = SumAndProduct.apply(a, b)
-    assert walk.custom_inside([(total * 2).grad_fn]) and walk.custom_inside([(product * 2).grad_fn])
-    assert not walk.custom_inside([(a * b).grad_fn])
+    assert walk.dependencies([(total * 2).grad_fn]) is None
+    assert walk.dependencies([(product * 2).grad_fn]) is None
+    assert walk.dependencies([(a * b).grad_fn]) is not None
 
 
 def test_run_gives_the_reference_walks_gradients_and_frees_what_was_saved() -> None:
     grads = []
-    for pass_ in (lambda starts: walk.run(Value, starts, False),
+    for pass_ in (lambda starts: walk.walk(Value, starts, False, None, 0),
                   lambda starts: reference_walk(Value, starts, False, None, 0)):
         x, y, z = _diamond()
         w = (z * x).tanh() + x.exp()
         with mg.no_grad():
-            assert pass_([(w.grad_fn, 1.0)]) == {}
+            assert pass_([(w.grad_fn, 0, 1.0)]) == {}
         assert y.grad_fn._saved is FREED
         grads.append(x.grad)
     assert grads[0] == pytest.approx(grads[1], rel=1e-15) and grads[0] != 0.0
@@ -78,7 +83,7 @@ def test_run_walks_a_long_chain_without_recursion() -> None:
     for _ in range(100_000):
         y = y * 1.0
     with mg.no_grad():
-        walk.run(Value, [(y.grad_fn, 1.0)], False)
+        walk.walk(Value, [(y.grad_fn, 0, 1.0)], False, None, 0)
     assert x.grad == 1.0
 
 
@@ -97,7 +102,7 @@ def test_a_live_custom_function_sends_only_the_graphs_holding_it_to_the_referenc
     monkeypatch.setattr(fast_walk, "run", lambda *a: taken.append("fast") or run(*a))
     monkeypatch.setattr(fast_walk, "reference_walk", lambda *a: taken.append("reference") or reference(*a))
     a, b = mg.Value(2.0, requires_grad=True), mg.Value(3.0, requires_grad=True)
-    total, product = SumAndProduct.apply(a, b)  # alive from here on: custom.LIVE holds its node
+    total, product = SumAndProduct.apply(a, b)
     (a * a).backward()  # a graph without it
     total.backward(retain_graph=True)  # through it, output 0
     product.backward()  # output 1: the root's edge is (node, 1)

@@ -1,11 +1,11 @@
 """The one autograd core shared by the scalar and the vectorized engines (``mg.autograd``).
 
-Nodes and saved values (``node``), the backward walk (``engine``), grad mode,
-``Function``, anomaly detection, ``gradcheck`` and the event hook point.
+Nodes, edges and saved values (``node``), ``Function`` and its ``apply`` (``function``), the
+backward walk (``engine``), grad mode, anomaly detection, ``gradcheck`` and the event hook point.
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Sequence, Union
 
 from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .engine import run_backward
@@ -19,38 +19,44 @@ from .grad_mode import (
     set_grad_enabled,
 )
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
-from .node import AccumulateGrad, Node, gradient_edge
-from .variable import Variable
+from .node import AccumulateGrad, Gradient, Node, gradient_edge
+from .variable import Variable, seeds
 
 __all__ = [
-    "AccumulateGrad", "Function", "GradcheckError", "Node", "Variable", "backward", "detect_anomaly",
-    "enable_grad", "grad", "gradcheck", "gradgradcheck", "gradient_edge", "inference_mode", "is_anomaly_enabled",
-    "is_grad_enabled", "is_inference_mode_enabled", "no_grad", "set_detect_anomaly", "set_grad_enabled",
+    "AccumulateGrad", "Function", "GradcheckError", "Node", "Variable", "backward",
+    "detect_anomaly", "enable_grad", "grad", "gradcheck", "gradgradcheck", "gradient_edge",
+    "inference_mode", "is_anomaly_enabled", "is_grad_enabled", "is_inference_mode_enabled",
+    "no_grad", "set_detect_anomaly", "set_grad_enabled",
 ]
 
+Variables = Union[Variable, Sequence[Variable]]  # one Variable, or several
 
-def _as_tuple(x: Any) -> tuple[Any, ...]:
+
+def _as_tuple(x: object) -> tuple[Any, ...]:
     return tuple(x) if isinstance(x, (tuple, list)) else (x,)
 
 
-def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool | None = None,
-         create_graph: bool = False, allow_unused: bool = False) -> tuple[Any, ...]:
-    """The gradients of ``outputs`` with respect to ``inputs``, one per input, without touching ``.grad``.
+def grad(outputs: Variables, inputs: Variables, grad_outputs: object = None,
+         retain_graph: bool | None = None, create_graph: bool = False,
+         allow_unused: bool = False) -> tuple[Gradient, ...]:
+    """The gradients of ``outputs`` with respect to ``inputs``, one per input.
 
-    Floats (arrays), or Values (Tensors) with ``create_graph=True``; ``None`` for an
-    unused input when ``allow_unused=True``.
+    It does not touch ``.grad``. The gradients are floats (arrays), or Values (Tensors) with
+    ``create_graph=True``. An unused input gets ``None`` when ``allow_unused=True``.
     """
     outs = _as_tuple(outputs)
-    seeds: Sequence[Any] = _as_tuple(grad_outputs) if grad_outputs is not None else (None,) * len(outs)
-    result = run_backward(outs, tuple(o._seed(g) for o, g in zip(outs, seeds)), retain_graph,
+    grads: Sequence[object] = (_as_tuple(grad_outputs) if grad_outputs is not None
+                               else (None,) * len(outs))
+    result = run_backward(outs, seeds(outs, grads, create_graph), retain_graph,
                           create_graph, inputs=_as_tuple(inputs), allow_unused=allow_unused)
     assert result is not None
     return result
 
 
-def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None = None,
+def backward(tensors: Variables, grad_tensors: object = None, retain_graph: bool | None = None,
              create_graph: bool = False) -> None:
     """``autograd.backward``: backward from several outputs at once."""
     outs = _as_tuple(tensors)
-    seeds: Sequence[Any] = _as_tuple(grad_tensors) if grad_tensors is not None else (None,) * len(outs)
-    run_backward(outs, tuple(o._seed(g) for o, g in zip(outs, seeds)), retain_graph, create_graph)
+    grads: Sequence[object] = (_as_tuple(grad_tensors) if grad_tensors is not None
+                               else (None,) * len(outs))
+    run_backward(outs, seeds(outs, grads, create_graph), retain_graph, create_graph)

@@ -1,9 +1,9 @@
 """Anomaly detection: find the op whose backward produced NaN, and where it was created.
 
-``detect_anomaly()`` (a context manager) and ``set_detect_anomaly(flag)`` (a switch and a context manager) as in
-PyTorch.  While on, each recorded op remembers the stack of its forward call, and
-each backward result is checked for NaN (not for inf: PyTorch doesn't flag inf).
-While off, the engine pays one global read per op.
+``detect_anomaly()`` (a context manager) and ``set_detect_anomaly(flag)`` (a switch and a context
+manager) work as in PyTorch. While on, each recorded op remembers the stack of its forward call.
+Each backward result is checked for NaN (not for inf: PyTorch doesn't flag inf). While off, the
+engine pays one global read per op.
 """
 from __future__ import annotations
 
@@ -11,10 +11,13 @@ import os
 import traceback
 import warnings
 import weakref
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .node import Gradient, Node
 
 enabled = False
-_forward_stacks: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
+_forward_stacks: weakref.WeakKeyDictionary[Node, str] = weakref.WeakKeyDictionary()
 
 
 def _switch(mode: bool) -> None:
@@ -22,8 +25,8 @@ def _switch(mode: bool) -> None:
     global enabled
     if mode and not enabled:
         warnings.warn(
-            "Anomaly Detection has been enabled. This mode will increase the runtime and should only be "
-            "enabled for debugging.",
+            "Anomaly Detection has been enabled. "
+            "This mode will increase the runtime and should only be enabled for debugging.",
             stacklevel=3,
         )
     enabled = bool(mode)
@@ -60,25 +63,29 @@ class detect_anomaly:
 
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # micrograd2/
-_LESSONS = os.path.join(_PACKAGE, "lessons")  # (where an installed package keeps the lessons: user code)
+_LESSONS = os.path.join(_PACKAGE, "lessons")  # an installed package's lessons: user code
 
 
-def remember_forward(node: Any) -> None:
-    """Keep the stack of the forward call that created ``node``, up to the caller's line (the frames
-    inside micrograd2 itself, however many there are on this engine path, are left out)."""
+def remember_forward(node: Node) -> None:
+    """Keep the stack of the forward call that created ``node``, up to the caller's line.
+
+    The frames inside micrograd2 itself are left out, however many this engine path has."""
     frames = traceback.extract_stack()[:-1]
-    while frames and frames[-1].filename.startswith(_PACKAGE) and not frames[-1].filename.startswith(_LESSONS):
+    while (frames and frames[-1].filename.startswith(_PACKAGE)
+           and not frames[-1].filename.startswith(_LESSONS)):
         frames.pop()
     _forward_stacks[node] = "".join(traceback.format_list(frames))
 
 
-def check_gradients(node: Any, grads: tuple[Any, ...]) -> None:
+def check_gradients(node: Node, grads: tuple[Gradient, ...]) -> None:
     """Raise if ``node``'s backward returned NaN in any output."""
     for i, g in enumerate(grads):
         if g is not None and _has_nan(g):
-            stack = _forward_stacks.get(node, "(not recorded: the op ran before anomaly mode was on)\n")
+            stack = _forward_stacks.get(
+                node, "(not recorded: the op ran before anomaly mode was on)\n")
             warnings.warn(
-                f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n{stack}",
+                f"Error detected in {node.name()}. "
+                f"Traceback of forward call that caused the error:\n{stack}",
                 stacklevel=2,
             )
             raise RuntimeError(
@@ -88,7 +95,7 @@ def check_gradients(node: Any, grads: tuple[Any, ...]) -> None:
             )
 
 
-def _has_nan(g: Any) -> bool:
+def _has_nan(g: Gradient) -> bool:
     data = getattr(g, "data", g)
     if isinstance(data, float):
         return data != data

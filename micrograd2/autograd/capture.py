@@ -1,38 +1,45 @@
-"""Backward toward chosen inputs (``autograd.grad``, ``backward(inputs=…)``): which nodes run, and what is returned.
+"""Backward toward chosen inputs (``autograd.grad``, ``backward(inputs=…)``).
 
-With ``inputs``, the walk runs only the nodes on a path from the roots to an input's node, as PyTorch does;
-it captures the gradient arriving at each input's node instead of (for ``autograd.grad``) accumulating it.
+This file says which nodes run, and what is returned. With ``inputs``, the walk runs only the
+nodes on a path from the roots to an input's node, as PyTorch does. It captures the gradient
+arriving at each input's node, instead of accumulating it (for ``autograd.grad``).
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Iterable, Union
+
+from .node import Gradient, Node, gradient_node
+
+if TYPE_CHECKING:
+    from .variable import Variable
+
+Inputs = Union["Variable", Iterable["Variable"]]  # one Variable, or several
 
 
-def capture_points(inputs: tuple[Any, ...], gradient_edge: Callable[[Any], Any]) -> dict[Any, int]:
-    """The node of each input (``gradient_edge``) -> the input's position."""
-    points: dict[Any, int] = {}
+def capture_points(inputs: tuple[Variable, ...]) -> dict[Node, int]:
+    """The node of each input -> the input's position."""
+    points: dict[Node, int] = {}
     for i, x in enumerate(inputs):
         if not x.requires_grad:
             raise RuntimeError(
                 "One of the differentiated Tensors does not require grad\n"
-                f"What to do: input {i} has requires_grad=False; differentiate with respect to a Value that "
-                "requires grad."
+                f"What to do: input {i} has requires_grad=False; "
+                "differentiate with respect to a Value that requires grad."
             )
-        edge = gradient_edge(x)
-        points[edge[0] if type(edge) is tuple else edge] = i
+        points[gradient_node(x)] = i
     return points
 
 
-def on_paths(starts: Iterable[Any], targets: Iterable[Any]) -> dict[Any, bool]:
-    """The nodes from which a target can be reached (the targets too), each with whether it runs:
-    a target is only captured, unless another target lies beyond it."""
-    consumers: dict[Any, list[Any]] = {}
+def on_paths(starts: Iterable[Node], targets: Iterable[Node]) -> dict[Node, bool]:
+    """The nodes from which a target can be reached (the targets too), each with whether it runs.
+
+    A target is only captured, unless another target lies beyond it."""
+    consumers: dict[Node, list[Node]] = {}
     stack = list(starts)
     seen = set(stack)
     while stack:
         node = stack.pop()
-        for edge in node._next:
-            nxt = edge[0] if type(edge) is tuple else edge
+        for nxt in node._next_nodes:
             if nxt is not None:
                 consumers.setdefault(nxt, []).append(node)
                 if nxt not in seen:
@@ -48,31 +55,35 @@ def on_paths(starts: Iterable[Any], targets: Iterable[Any]) -> dict[Any, bool]:
     return keep
 
 
-def collect(inputs: tuple[Any, ...], captured: dict[Any, Any], allow_unused: bool,
-            gradient_edge: Callable[[Any], Any]) -> tuple[Any, ...]:
-    """One gradient per input, as ``.grad`` would first hold it, or the recorded gradient itself under
-    create_graph (``None`` for an unused one, if allowed)."""
-    result: list[Any] = []
+def collect(inputs: tuple[Variable, ...], captured: dict[Node, Gradient],
+            allow_unused: bool) -> tuple[Gradient, ...]:
+    """One gradient per input, as ``.grad`` would first hold it (``None`` for an unused one, if
+    allowed).
+
+    Under create_graph it is the recorded gradient itself."""
+    result: list[Gradient] = []
     for i, x in enumerate(inputs):
-        edge = gradient_edge(x)
-        node, nr = edge if type(edge) is tuple else (edge, 0)
+        node = gradient_node(x)
         if node not in captured:
             if not allow_unused:
                 raise RuntimeError(
-                    f"The differentiated Tensor at index {i} appears to not have been used in the graph. "
-                    "Set allow_unused=True if this is the desired behavior.\n"
-                    f"What to do: input {i} does not influence the output; drop it or pass allow_unused=True."
+                    f"The differentiated Tensor at index {i} appears to not have been used "
+                    "in the graph. Set allow_unused=True if this is the desired behavior.\n"
+                    f"What to do: input {i} does not influence the output; "
+                    "drop it or pass allow_unused=True."
                 )
             result.append(None)
         else:
-            grad = captured[node][nr] if type(captured[node]) is list else captured[node]
-            recorded = hasattr(grad, "grad_fn")  # a Variable (create_graph): returned as it is, as in PyTorch
+            grad = captured[node][x.output_nr] if node._several else captured[node]
+            recorded = hasattr(grad, "grad_fn")  # a Variable (create_graph): returned as it is
             result.append(grad if recorded else x._as_grad(grad))
     return tuple(result)
 
 
-def backward_inputs(inputs: Any, variable_type: type) -> tuple[Any, ...]:
-    """``backward(inputs=…)``'s inputs as a tuple; a non-leaf among them keeps ``.grad`` from now on."""
+def backward_inputs(inputs: Any, variable_type: type[Variable]) -> tuple[Variable, ...]:
+    """``backward(inputs=…)``'s inputs (``Inputs``: one Variable, or several) as a tuple.
+
+    A non-leaf among them keeps ``.grad`` from now on."""
     inputs = (inputs,) if isinstance(inputs, variable_type) else tuple(inputs)
     if not inputs:
         raise RuntimeError(

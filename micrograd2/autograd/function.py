@@ -1,4 +1,5 @@
-"""``Function``: an op with a ``forward`` and a ``backward``; and ``once_differentiable``.
+"""``Function``: an op with a ``forward`` and a ``backward``; ``apply``, which records it; and the
+node that is its ``ctx``.
 
 Every op of micrograd2, built-in or yours, is a ``Function`` subclass::
 
@@ -13,44 +14,249 @@ Every op of micrograd2, built-in or yours, is a ``Function`` subclass::
             a, b = ctx.saved_tensors
             return grad * b, grad * a
 
-``Mul.apply(x, y)`` unwraps the inputs, runs ``forward``, wraps the result in
-the inputs' kind (``Value`` or ``Tensor``) and, when grad mode is on and an input
-requires grad, gives it a ``grad_fn``: a node of class ``MulBackward0``, which is
-the very ``ctx`` that ``forward`` filled in.  ``Function``, its node class and
-``apply`` are in ``engine.py`` (the one file of the recording and the walk); this
-module gives them under their usual names and adds ``once_differentiable``.
+``Mul.apply(x, y)`` unwraps the inputs, runs ``forward``, wraps the result in the inputs' kind
+(``Value`` or ``Tensor``) and, when grad mode is on and an input requires grad, gives it a
+``grad_fn``: a node of class ``MulBackward0``, which is the very ``ctx`` that ``forward`` filled in.
 """
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import Any, Callable
 
-from . import grad_mode
-from .display import INPUT, OTHER, OUTPUT
-from .engine import BackwardNode, Function, SavedOutput, SavedVariable, _encode, remember
-from .messages import SECOND_BACKWARD
+from . import anomaly, custom, events, grad_mode, messages
+from .node import (
+    FREED,
+    OUTPUT,
+    ZEROS,
+    Data,
+    Freed,
+    Gradient,
+    Node,
+    SavedEntry,
+    gradient_node,
+    new_sequence_nr,
+    peek,
+    save,
+    unpack,
+)
 from .variable import Variable
 
-__all__ = ["INPUT", "OTHER", "OUTPUT", "SECOND_BACKWARD", "BackwardNode", "Function", "SavedOutput",
-           "SavedVariable", "_encode", "once_differentiable", "remember"]
+
+# NOTE [What backward receives]
+# ``saved_tensors`` gives a Tensor's backward Tensors, always, as in PyTorch. Grad mode decides
+# whether the ops on them record (they do under ``create_graph``). A Value's backward receives
+# floats, and Values only while recording. Floats and Values share Python's operators, so one
+# formula serves both, and floats keep the scalar engine fast. The engine chooses, with its
+# ``backward_receives_variables``.
+class BackwardNode(custom.CustomContext, Node):
+    """The node of a ``Function``: the ``ctx`` of its ``forward`` and ``backward``.
+
+    A custom Function's ctx settings (``mark_dirty`` and the like) are custom.py's."""
+
+    __slots__ = ("_output",)
+    _output: Data  # the data of the Variable this node made
+    _fn: type[Function]  # the Function this node runs
+    saved_names: tuple[str, ...] = ()  # the Function's names for what it saves
+
+    def __init__(self, needing: tuple[Variable | None, ...]) -> None:
+        """A node with one edge per forward input, to the node of each Variable in ``needing``.
+
+        ``None`` in ``needing``: that input needs no gradient."""
+        nodes, several = [], False
+        for x in needing:
+            nodes.append(None if x is None else gradient_node(x))
+            several = several or x is not None and x.output_nr != 0
+        self._next_nodes = tuple(nodes)
+        self._next_nrs = ZEROS[len(nodes)]  # every edge to output 0, unless to a node of several:
+        if several:
+            self._next_nrs = tuple([0 if x is None else x.output_nr for x in needing])
+        self._saved = ()
+
+    def _record(self, out: Variable, inputs: tuple[Any, ...], args: tuple[object, ...],
+                raw: object, dtype: str) -> None:
+        """What a recorded node keeps once forward has run (NOTE [Saved values]).
+
+        Its creation number, its output's dtype and data, and what forward saved."""
+        self._sequence_nr = new_sequence_nr()
+        self._dtype = dtype
+        self._output = out.data
+        if self._saved:
+            self._saved = save(self._saved, inputs, args, raw, out)
+        if anomaly.enabled:
+            anomaly.remember_forward(self)
+
+    # -- the ctx interface ------------------------------------------------------------------------
+    def save_for_backward(self, *items: object) -> None:
+        """Keep ``items`` (inputs, the output, or any other object) for backward."""
+        self._saved = items
+
+    @property
+    def needs_input_grad(self) -> tuple[bool, ...]:
+        """For each forward input: does it need a gradient?"""
+        return tuple(map(bool, self._next_nodes))  # (a node is always true, None false)
+
+    @property
+    def saved_tensors(self) -> tuple[Any, ...]:
+        """What ``save_for_backward`` kept, read now (NOTE [What backward receives]).
+
+        Raises ``RuntimeError`` if backward freed it, or if a saved Variable was changed in
+        place since."""
+        if self._saved is FREED:
+            raise RuntimeError(messages.SECOND_BACKWARD)
+        recording = grad_mode.state.grad_enabled
+        return tuple([unpack(self, item, recording) for item in self._saved])
+
+    saved_values = saved_tensors
+
+    def __call__(self, *grad_outputs: Gradient) -> Gradient | tuple[Gradient, ...]:
+        """Run this node's backward on ``grad_outputs`` (as ``grad_fn(grad)`` in PyTorch)."""
+        return self._fn.backward(self, *grad_outputs)
+
+    # -- for display -------------------------------------------------------------------------
+    def saved_entries(self) -> tuple[SavedEntry, ...] | Freed:
+        """What this node saved: one ``SavedEntry(name, role, variable, data)`` per item.
+
+        Each is named by the Function's names (PyTorch's: ``self``, ``other``, ``result``…)."""
+        if self._saved is FREED:
+            return FREED
+        names = self.saved_names
+        return tuple(SavedEntry(names[j] if j < len(names) else f"saved_tensors[{j}]", *entry)
+                     for j, entry in enumerate(peek(self, self._saved)))
+
+    @property
+    def output(self) -> Data:
+        """The data of the Variable this node made, as it was made."""
+        return self._output
+
+    @property
+    def outputs(self) -> tuple[Data, ...]:
+        """The data of each output this node made, by output number.
+
+        There is one, unless the op made several differentiable outputs (a custom Function's,
+        ``unbind``'s)."""
+        return self._outputs if self._custom else (self._output,)
+
+    @property
+    def inputs(self) -> tuple[Data | None, ...]:
+        """One entry per forward input: its data, reached through the edges.
+
+        An input without an edge is what a built-in op saved at its own position (``x * 3``
+        keeps 3), else ``None``."""
+        saved = self._saved if self._saved is not FREED and not self._custom else ()
+        kept = list(peek(self, saved))
+        return tuple(node.output if node is not None
+                     else kept[k][2] if k < len(kept) and kept[k][0] is not OUTPUT else None
+                     for k, node in enumerate(self._next_nodes))
 
 
-# -- once_differentiable -------------------------------------------------------------------------------------
+def _saved_property(j: int) -> property:
+    """PyTorch's ``node._saved_<name>``: the j-th saved item, read as the tracer reads it."""
+    return property(lambda node: list(peek(node, node._saved))[j][2] if node._saved != FREED
+                    else FREED)
+
+
+class Function:
+    """Base class of every op: ``forward(ctx, *args)`` on plain data, ``backward(ctx, *grads)``.
+
+    * ``node_name``: the node's name. Built-ins use PyTorch's, like ``"MulBackward0"``; a
+      custom Function's node is ``<ClassName>Backward``.
+    * ``saved_names``: the names of what ``forward`` saves, in order (PyTorch's
+      ``_saved_self``…).
+    * ``autocast``: the op's autocast list (``"lowp"``, ``"fp32"`` or ``None``).
+    * ``ctx_slots``: a built-in op's plain ctx attributes (sizes, dims).
+    * ``differentiable_outputs``: every output of a built-in op is differentiable
+      (``unbind``), as a custom Function's. Output k is the edge ``(node, k)``, and custom.py's
+      rules apply to its node.
+    """
+
+    node_name: str | None = None
+    saved_names: tuple[str, ...] = ()
+    autocast: str | None = None
+    ctx_slots: tuple[str, ...] = ()
+    differentiable_outputs = False
+    _node_class: type[BackwardNode]
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        """Make this op's node class (``MulBackward0``), as PyTorch's ``FunctionMeta`` does."""
+        super().__init_subclass__(**kwargs)
+        builtin = "node_name" in cls.__dict__
+        name = cls.node_name if builtin and cls.node_name else f"{cls.__name__}Backward"
+        body: dict[str, object] = {"_fn": cls, "__module__": cls.__module__,
+                                "saved_names": cls.saved_names}
+        body.update({f"_saved_{n}": _saved_property(j) for j, n in enumerate(cls.saved_names)})
+        if not builtin or cls.differentiable_outputs:  # custom.py's rules for outputs
+            body["_custom"] = True
+        else:
+            body["__slots__"] = cls.ctx_slots
+        cls._node_class = type(name, (BackwardNode,), body)
+
+    @classmethod
+    def unrecorded_ctx(cls, n_inputs: int) -> BackwardNode:
+        """A ctx for running ``forward`` on data outside the graph: a node with no edges."""
+        return cls._node_class((None,) * n_inputs)
+
+    @staticmethod
+    def forward(ctx: BackwardNode, *args: Any) -> Any:
+        raise NotImplementedError("a Function must define forward(ctx, *inputs)")
+
+    @staticmethod
+    def backward(ctx: BackwardNode, *grad_outputs: Gradient) -> Any:
+        raise NotImplementedError("a Function must define backward(ctx, grad_output)")
+
+    @classmethod
+    def apply(cls, *inputs: Any, **attributes: Any) -> Any:
+        """Run the op on ``inputs`` (Values, Tensors or numbers), and record it if needed.
+
+        Keyword ``attributes`` (an exponent, a ``dim``…) go to ``forward`` but get no edge.
+        ``dtype=`` sets the result's dtype."""
+        if grad_mode.state.autocast is not None:  # inside mg.autocast: its policy casts inputs
+            inputs = grad_mode.state.autocast(cls, inputs)
+        variables = [x for x in inputs if isinstance(x, Variable)]
+        if not variables:
+            raise TypeError(f"{cls.__name__}.apply() needs at least one Value or Tensor input")
+        dtype = attributes["dtype"] if "dtype" in attributes else promoted(variables)
+        record = grad_mode.state.grad_enabled and any(x._requires_grad for x in variables)
+        ctx = cls._node_class(tuple([x if record and isinstance(x, Variable) and x._requires_grad
+                                     else None for x in inputs]))
+        args = tuple([x.data if isinstance(x, Variable) else x for x in inputs])
+        raw = cls.forward(ctx, *args, **attributes)
+        if type(raw) is tuple or ctx._custom:  # several outputs, or a custom Function (custom.py)
+            out = custom.outputs(ctx, raw, inputs, args, variables[0], dtype, record)
+        else:
+            out = variables[0]._wrap(raw, dtype, ctx if record else None)  # the first's kind
+            if record:
+                ctx._record(out, inputs, args, raw, dtype)
+        if events.listening:
+            first = out[0] if type(out) is tuple else out
+            events.forward(first.grad_fn, cls, inputs, first)
+        return out
+
+
+def promoted(variables: list[Variable]) -> str:
+    """The dtype of an op on these Variables: the widest (the engine's ``_promote`` decides)."""
+    dtype = variables[0].dtype
+    for x in variables[1:]:
+        if x.dtype is not dtype:
+            dtype = variables[0]._promote(dtype, x.dtype)
+    return dtype
+
+
+# -- once_differentiable --------------------------------------------------------------------------
 ONCE = "trying to differentiate twice a function that was marked with @once_differentiable"
 
 
-def once_differentiable(backward: Any) -> Any:
-    """Mark a custom Function's ``backward`` as not differentiable itself (PyTorch's
-    ``torch.autograd.function.once_differentiable``).
+def once_differentiable(backward: Callable[..., Any]) -> Callable[..., object]:
+    """Mark a custom Function's ``backward`` as not differentiable itself.
 
-    It then runs under ``no_grad`` on plain gradients.  When a recorded backward pass hands it gradients
-    that require grad, its results are tied to a node (PyTorch's ``Error``) whose own backward raises
-    ``RuntimeError``: differentiating through it a second time is refused instead of silently wrong.
+    This is PyTorch's ``torch.autograd.function.once_differentiable``. The backward then runs
+    under ``no_grad`` on plain gradients. When a recorded backward pass hands it gradients that
+    require grad, its results are tied to a node (PyTorch's ``Error``) whose own backward raises
+    ``RuntimeError``. So a second derivative through it is refused, not wrong.
     """
     @functools.wraps(backward)
-    def wrapper(ctx: Any, *grads: Any) -> Any:
+    def wrapper(ctx: BackwardNode, *grads: Gradient) -> object:
         with grad_mode.no_grad():
-            outputs = backward(ctx, *(g.detach() if isinstance(g, Variable) else g for g in grads))  # type: ignore[attr-defined]
+            outputs = backward(ctx, *(g.detach() if isinstance(g, Variable) else g for g in grads))
         tracked = [g for g in grads if isinstance(g, Variable) and g.requires_grad]
         if not grad_mode.is_grad_enabled() or not tracked:
             return outputs
@@ -73,5 +279,6 @@ class _DelayedError(Function):
 
     @staticmethod
     def backward(ctx, *grads):
-        raise RuntimeError(ONCE + "\nWhat to do: write a backward that is itself differentiable (ordinary "
-                           "arithmetic on its inputs), or don't take a second derivative through it.")
+        raise RuntimeError(ONCE + "\nWhat to do: write a backward that is itself differentiable "
+                           "(ordinary arithmetic on its inputs), or don't take a second derivative "
+                           "through it.")

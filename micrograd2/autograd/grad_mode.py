@@ -2,10 +2,9 @@
 
 Grad mode says whether the ops being run now are recorded for backward.
 
-``no_grad``, ``enable_grad``, ``inference_mode`` and ``set_grad_enabled`` work as
-context managers and as decorators (of functions and generators; the first three
-also bare, ``@no_grad``), nest, restore the previous mode on exceptions, and are
-thread-local, exactly as in PyTorch.
+``no_grad``, ``enable_grad``, ``inference_mode`` and ``set_grad_enabled`` work as in PyTorch.
+They are context managers and decorators (of functions and generators; the first three also
+bare, ``@no_grad``). They nest, restore the previous mode on exceptions, and are thread-local.
 
 The autocast state (which casts ``mg.autocast`` wants inserted) lives beside it,
 thread-local too: ``micrograd2.amp`` sets it with ``set_autocast_policy``.
@@ -18,12 +17,15 @@ import threading
 from typing import Any, Callable, Generator, TypeVar
 
 F = TypeVar("F", bound=Callable[..., Any])
+Y = TypeVar("Y")  # what a generator yields
+R = TypeVar("R")  # what a generator returns
+Policy = Callable[[type, tuple[Any, ...]], tuple[Any, ...]]  # autocast: (op, inputs) -> inputs
 
 
 class _ThreadState(threading.local):
     grad_enabled = True  # are ops recorded?
     inference = False  # inside inference_mode()?
-    autocast: Any = None  # the active autocast policy, ``policy(fn, inputs) -> inputs``, or None
+    autocast: Policy | None = None  # the active autocast policy, or None
 
 
 state = _ThreadState()  # this thread's switches
@@ -39,19 +41,21 @@ def _set_enabled(mode: bool) -> None:
 
 
 def autocast_policy() -> Any:
-    """The autocast policy active in this thread, or ``None``."""
+    """The autocast policy active in this thread (amp's, with its ``cast``), or ``None``."""
     return state.autocast
 
 
-def set_autocast_policy(policy: Any) -> Any:
+def set_autocast_policy(policy: Policy | None) -> Policy | None:
     """Make ``policy`` (or ``None``) this thread's autocast policy; return the previous one."""
     previous, state.autocast = state.autocast, policy
     return previous
 
 
 class _GradModeContext:
-    """Base for the grad-mode switches: a context manager that is also a decorator (of functions and of
-    generators: the mode then holds while the generator's body runs, between its ``yield``s)."""
+    """Base for the grad-mode switches: a context manager that is also a decorator.
+
+    It decorates functions and generators. For a generator, the mode holds while the
+    generator's body runs, between its ``yield``s."""
 
     _mode: bool
 
@@ -67,7 +71,7 @@ class _GradModeContext:
             return _decorate_generator(self._clone, fn)  # type: ignore[return-value]
 
         @functools.wraps(fn)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
+        def wrapper(*args: object, **kwargs: object) -> object:
             with self._clone():
                 return fn(*args, **kwargs)
 
@@ -77,13 +81,16 @@ class _GradModeContext:
         return self.__class__()
 
 
-def _decorate_generator(make_context: Callable[[], Any], gen_fn: Callable[..., Generator[Any, Any, Any]]
-                        ) -> Callable[..., Generator[Any, Any, Any]]:
-    """``gen_fn`` with each step of its generator (first ``next``, ``send``, ``throw``, ``close``) run
-    inside a fresh ``make_context()``: the caller's mode is back in force at every ``yield``."""
+def _decorate_generator(make_context: Callable[[], _GradModeContext],
+                        gen_fn: Callable[..., Generator[Y, Any, R]]
+                        ) -> Callable[..., Generator[Y, Any, R]]:
+    """``gen_fn``, with each step of its generator run inside a fresh ``make_context()``.
+
+    The steps are the first ``next``, ``send``, ``throw`` and ``close``. So the caller's mode is
+    back in force at every ``yield``."""
 
     @functools.wraps(gen_fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Generator[Any, Any, Any]:
+    def wrapper(*args: object, **kwargs: object) -> Generator[Y, Any, R]:
         gen = gen_fn(*args, **kwargs)
         try:
             with make_context():
@@ -110,7 +117,7 @@ def _decorate_generator(make_context: Callable[[], Any], gen_fn: Callable[..., G
 class _BareDecorator(_GradModeContext):
     """A switch that also decorates without parentheses: ``@no_grad`` as well as ``@no_grad()``."""
 
-    def __new__(cls, orig_func: Callable[..., Any] | None = None) -> Any:
+    def __new__(cls, orig_func: Callable[..., object] | None = None) -> Any:
         if orig_func is None:
             return super().__new__(cls)
         return cls()(orig_func)
@@ -129,14 +136,16 @@ class enable_grad(_BareDecorator):
 
 
 class inference_mode(_GradModeContext):
-    """``inference_mode(mode=True)``: as ``no_grad`` (results are leaves with ``requires_grad=False``);
-    ``mode=False`` changes nothing.  A context manager and a decorator, with or without parentheses.
+    """``inference_mode(mode=True)``: as ``no_grad`` (results are leaves, no grad required).
 
-    One difference from PyTorch: results are not marked as "inference tensors", so using them later
-    in a recorded op works here where PyTorch raises.
+    ``mode=False`` changes nothing. A context manager and a decorator, with or without
+    parentheses.
+
+    One difference from PyTorch: results are not marked as "inference tensors". So using them
+    later in a recorded op works here, where PyTorch raises.
     """
 
-    def __new__(cls, mode: Any = True) -> Any:
+    def __new__(cls, mode: bool | Callable[..., object] = True) -> Any:
         if callable(mode):  # @inference_mode, bare
             return cls()(mode)
         return super().__new__(cls)

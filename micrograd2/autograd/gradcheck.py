@@ -1,11 +1,13 @@
 """``gradcheck`` and ``gradgradcheck``: compare a function's derivatives with central differences.
 
-For every output element and every input element that requires grad: the numerical derivative
-``(f(x + ε) − f(x − ε)) / 2ε`` against the analytic one from a backward pass.  They agree when
-``|analytic − numerical| ≤ atol + rtol·|numerical|``, as ``torch.allclose``: a NaN never agrees, an
-infinity only with the same infinity.  A disagreement raises :class:`GradcheckError` naming the output,
-the input (position, label, element) and both numbers.  ``gradgradcheck`` checks second derivatives:
-it runs ``gradcheck`` on ``x ↦ ∂⟨f(x), v⟩/∂x``, the first derivatives built with ``create_graph=True``.
+For every output element and every input element that requires grad, the numerical derivative
+``(f(x + ε) − f(x − ε)) / 2ε`` is compared with the analytic one from a backward pass. They agree
+when ``|analytic − numerical| ≤ atol + rtol·|numerical|``, as ``torch.allclose``: a NaN never
+agrees, an infinity only with the same infinity. A disagreement raises :class:`GradcheckError`.
+It names the output, the input (position, label, element) and both numbers.
+
+``gradgradcheck`` checks second derivatives. It runs ``gradcheck`` on ``x ↦ ∂⟨f(x), v⟩/∂x``, the
+first derivatives built with ``create_graph=True``.
 """
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import random
 import warnings
 from typing import Any, Callable, Sequence
 
+from .node import Gradient
 from .variable import Variable
 
 
@@ -20,28 +23,31 @@ class GradcheckError(RuntimeError):
     """Raised by ``gradcheck`` when analytic and numerical gradients disagree."""
 
 
-def gradcheck(fn: Callable[..., Any], inputs: Any, eps: float = 1e-6, atol: float = 1e-5,
+def gradcheck(fn: Callable[..., object], inputs: object, eps: float = 1e-6, atol: float = 1e-5,
               rtol: float = 1e-3, raise_exception: bool = True) -> bool:
-    """True if ``fn``'s backward matches central differences at ``inputs``, else raise (or return False).
+    """True if ``fn``'s backward matches central differences at ``inputs``; else raise (or return
+    False).
 
-    ``fn`` takes the inputs (Values or Tensors) and returns a Value, a Tensor of any shape, or a tuple
-    of them (PyTorch's outputs); a ``Function`` subclass may be passed for ``fn`` (its ``apply`` is used).
-    Inputs that do not require grad are held fixed; at least one must require grad (``ValueError``).
+    ``fn`` takes the inputs (Values or Tensors). It returns a Value, a Tensor of any shape, or a
+    tuple of them (PyTorch's outputs). A ``Function`` subclass may be passed for ``fn``: its
+    ``apply`` is used. Inputs that do not require grad are held fixed. At least one must require
+    grad (else ``ValueError``).
     """
     call = getattr(fn, "apply", fn)
     xs = _as_tuple(inputs)
     wrt = [i for i, x in enumerate(xs) if isinstance(x, Variable) and x.requires_grad]
     if not wrt:
         raise ValueError(
-            "gradcheck expects at least one input tensor to require gradient, but none of the them have "
-            "requires_grad=True.\nWhat to do: create the inputs to check with requires_grad=True."
+            "gradcheck expects at least one input tensor to require gradient, "
+            "but none of the them have requires_grad=True.\n"
+            "What to do: create the inputs to check with requires_grad=True."
         )
     for i in wrt:
         if xs[i].dtype != "float64":
             warnings.warn(
-                f"Input #{i} requires gradient and is not a double precision floating point or complex. "
-                "This check will likely fail if all the inputs are not of double precision floating point "
-                "or complex.",
+                f"Input #{i} requires gradient and is not a double precision floating point "
+                "or complex. This check will likely fail if all the inputs are not of double "
+                "precision floating point or complex.",
                 UserWarning,
                 stacklevel=2,
             )
@@ -61,36 +67,38 @@ def gradcheck(fn: Callable[..., Any], inputs: Any, eps: float = 1e-6, atol: floa
     return True
 
 
-def gradgradcheck(fn: Callable[..., Any], inputs: Any, grad_outputs: Any = None, eps: float = 1e-6,
-                  atol: float = 1e-5, rtol: float = 1e-3, raise_exception: bool = True) -> bool:
+def gradgradcheck(fn: Callable[..., object], inputs: object, grad_outputs: object = None,
+                  eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
+                  raise_exception: bool = True) -> bool:
     """Check second derivatives: ``gradcheck`` of the first derivatives ∂⟨f(x), v⟩/∂x.
 
-    ``v`` is ``grad_outputs`` (one per output), or fixed pseudo-random numbers in [−1, 1] (PyTorch
-    draws random ones).  The first derivatives are taken with ``create_graph=True``, so this checks
-    the backward of every backward that ``fn`` runs.
+    ``v`` is ``grad_outputs`` (one per output), or fixed pseudo-random numbers in [−1, 1]
+    (PyTorch draws random ones). The first derivatives are taken with ``create_graph=True``. So
+    this checks the backward of every backward that ``fn`` runs.
     """
-    from . import grad  # the public autograd.grad (this module is imported by the package's __init__)
+    from . import grad  # the public autograd.grad (the package's __init__ imports this module)
 
     call = getattr(fn, "apply", fn)
     xs = _as_tuple(inputs)
     if grad_outputs is None:
         rng = random.Random(0)
-        grad_outputs = tuple(_filled(o, rng) for o in _as_tuple(call(*xs)) if isinstance(o, Variable))
+        grad_outputs = tuple(_filled(o, rng) for o in _as_tuple(call(*xs))
+                             if isinstance(o, Variable))
     vs = _as_tuple(grad_outputs)
 
-    def first_derivatives(*args: Any) -> tuple[Any, ...]:
+    def first_derivatives(*args: object) -> tuple[Gradient, ...]:
         ys = [y for y in _as_tuple(call(*args)) if isinstance(y, Variable)]
         pairs = [(y, v) for y, v in zip(ys, vs) if y.requires_grad]
         wrt = [a for a in args if isinstance(a, Variable) and a.requires_grad]
-        grads = grad([y for y, _ in pairs], wrt, grad_outputs=[v for _, v in pairs], create_graph=True,
-                     allow_unused=True)
+        grads = grad([y for y, _ in pairs], wrt, grad_outputs=[v for _, v in pairs],
+                     create_graph=True, allow_unused=True)
         return tuple(g for g in grads if g is not None)
 
     return gradcheck(first_derivatives, xs, eps, atol, rtol, raise_exception)
 
 
-# -- the two Jacobians ------------------------------------------------------------------------------
-def _analytic_jacobian(out: Any, xs: Sequence[Any]) -> list[list[list[float]]]:
+# -- the two Jacobians ---------------------------------------------------------------------------
+def _analytic_jacobian(out: Variable, xs: Sequence[Variable]) -> list[list[list[float]]]:
     """``[input][input element][output element]``: one backward pass per output element."""
     from . import grad
 
@@ -106,9 +114,11 @@ def _analytic_jacobian(out: Any, xs: Sequence[Any]) -> list[list[list[float]]]:
     return jac
 
 
-def _numerical_jacobians(call: Callable[..., Any], xs: Sequence[Any], wrt: Sequence[int],
+def _numerical_jacobians(call: Callable[..., object], xs: Sequence[Any], wrt: Sequence[int],
                          eps: float) -> list[list[list[list[float]]]]:
-    """``[input][input element][output][output element]`` by central differences, the rest held fixed."""
+    """``[input][input element][output][output element]`` by central differences.
+
+    The other inputs are held fixed."""
     jac = []
     for i in wrt:
         rows = []
@@ -116,35 +126,40 @@ def _numerical_jacobians(call: Callable[..., Any], xs: Sequence[Any], wrt: Seque
             plus, minus = list(xs), list(xs)
             plus[i], minus[i] = _nudged(xs[i], e, eps), _nudged(xs[i], e, -eps)
             f_plus, f_minus = _flat_outputs(call(*plus)), _flat_outputs(call(*minus))
-            rows.append([[(p - m) / (2 * eps) for p, m in zip(po, mo)] for po, mo in zip(f_plus, f_minus)])
+            rows.append([[(p - m) / (2 * eps) for p, m in zip(po, mo)]
+                         for po, mo in zip(f_plus, f_minus)])
         jac.append(rows)
     return jac
 
 
-def _mismatch(k: int, i: int, x: Any, e: int, j: int, out_size: int, numerical: float, analytic: float) -> str:
+def _mismatch(k: int, i: int, x: Variable, e: int, j: int, out_size: int, numerical: float,
+              analytic: float) -> str:
     label = f" ({x.label})" if getattr(x, "label", None) else ""
     element = f", element {e}" if _size(x) > 1 else ""
     output_element = f" (output element {j})" if out_size > 1 else ""
     return (
-        f"Jacobian mismatch for output {k} with respect to input {i}{label}{element}{output_element},\n"
+        f"Jacobian mismatch for output {k} "
+        f"with respect to input {i}{label}{element}{output_element},\n"
         f"numerical: {numerical!r}\nanalytical: {analytic!r}\n"
         "What to do: check the backward formula of the op that uses this input "
         "(a nan or inf gradient never matches)."
     )
 
 
-# -- helpers on Values and Tensors alike --------------------------------------------------------------
-def _as_tuple(x: Any) -> tuple[Any, ...]:
+# -- helpers on Values and Tensors alike ----------------------------------------------------------
+def _as_tuple(x: object) -> tuple[Any, ...]:
     return tuple(x) if isinstance(x, (tuple, list)) else (x,)
 
 
-def _size(x: Any) -> int:
+def _size(x: object) -> int:
     """How many numbers ``x`` holds: 1 for a Value, ``numel()`` for a Tensor."""
     return int(x.numel()) if hasattr(x, "numel") else 1
 
 
-def _entries(g: Any, x: Any) -> list[float]:
-    """A gradient (or an output) as a flat, row-major list of floats (zeros for a missing gradient)."""
+def _entries(g: Any, x: object) -> list[float]:
+    """A gradient (or an output) as a flat, row-major list of floats.
+
+    A missing gradient gives zeros."""
     if g is None:
         return [0.0] * _size(x)
     if not hasattr(g, "tolist"):
@@ -159,7 +174,7 @@ def _entries(g: Any, x: Any) -> list[float]:
     return flat
 
 
-def _flat_outputs(outputs: Any) -> list[list[float]]:
+def _flat_outputs(outputs: object) -> list[list[float]]:
     return [_entries(o, o) for o in _as_tuple(outputs) if isinstance(o, Variable)]
 
 
@@ -187,7 +202,7 @@ def _nudged(x: Any, k: int, delta: float) -> Any:
     return y.requires_grad_(True) if x.requires_grad else y
 
 
-def _one_hot(out: Any, j: int) -> Any:
+def _one_hot(out: Any, j: int) -> Gradient:
     """A seed of ``out``'s shape: 1 at element ``j``, 0 elsewhere."""
     if not hasattr(out, "shape"):
         return 1.0

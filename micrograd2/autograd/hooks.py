@@ -1,51 +1,64 @@
-"""Hooks: the code the backward walk runs only when somebody registered one (PyTorch's kinds of hook).
+"""Hooks: code the backward walk runs only when somebody registered one (PyTorch's kinds).
 
 On a Variable (kept on the node its gradient goes to, ``gradient_edge(v)``):
 
-* ``v.register_hook(fn)``: ``fn(grad)`` on v's gradient before that node runs; a non-None result replaces it;
-* ``v.retain_grad()``: writes the gradient into ``v.grad`` (after v's other hooks, as PyTorch);
-* ``leaf.register_post_accumulate_grad_hook(fn)``: ``fn(leaf)`` once ``leaf.grad`` holds the new sum.
+* ``v.register_hook(fn)``: ``fn(grad)`` on v's gradient before that node runs. A non-None
+  result replaces the gradient.
+* ``v.retain_grad()``: writes the gradient into ``v.grad``, after v's other hooks (as PyTorch).
+* ``leaf.register_post_accumulate_grad_hook(fn)``: ``fn(leaf)`` once ``leaf.grad`` holds the
+  new sum.
 
 On a node (a ``grad_fn``), with PyTorch's signatures:
 
 * ``node.register_prehook(fn)``: ``fn(grad_outputs)`` before the node's backward;
 * ``node.register_hook(fn)``: ``fn(grad_inputs, grad_outputs)`` after it.
 
-Both may return replacements (a tuple of the same length) or ``None``.  All hooks live in one side table,
-``HOOKS`` (node -> its ``NodeHooks``), not in a slot every node would pay for: the walk looks only when it
-is not empty (it tests ``REGISTERED``, the plain dict inside: a C-level check, where the weak dictionary's
-own ``len`` is Python code).
+Both may return replacements (a tuple of the same length) or ``None``. All hooks live in one
+side table, ``HOOKS`` (node -> its ``NodeHooks``), not in a slot every node would pay for. The
+walk looks there only when it is not empty (NOTE [Speed] below).
 """
 from __future__ import annotations
 
 import weakref
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from . import events
 
+if TYPE_CHECKING:
+    from .node import Gradient, Node
+    from .variable import Variable
+
+Hook = Callable[..., object]  # a hook as registered: its result replaces, unless it is None
+TensorHook = tuple[int, Any]  # a Variable hook: (its output_nr, fn), fn a Hook or a RetainGrad
+
 
 class NodeHooks:
-    """The hooks of one node: Variable hooks ``(output_nr, fn)``, prehooks, hooks, post-accumulate hooks."""
+    """The hooks of one node: Variable hooks, prehooks, hooks and post-accumulate hooks."""
 
     __slots__ = ("tensor", "pre", "post", "accumulated")
 
     def __init__(self) -> None:
-        self.tensor: list[tuple[int, Callable[[Any], Any]]] = []
-        self.pre: list[Callable[..., Any]] = []
-        self.post: list[Callable[..., Any]] = []
-        self.accumulated: list[Callable[[Any], Any]] = []
+        self.tensor: list[TensorHook] = []
+        self.pre: list[Hook] = []
+        self.post: list[Hook] = []
+        self.accumulated: list[Hook] = []
 
 
-HOOKS: weakref.WeakKeyDictionary[Any, NodeHooks] = weakref.WeakKeyDictionary()
-REGISTERED: dict[Any, NodeHooks] = HOOKS.data  # type: ignore[attr-defined]  # its plain dict: empty, or not
+# NOTE [Speed]
+# The walk tests ``REGISTERED``, the plain dict inside ``HOOKS``, before it looks a node up.
+# Its truth test is a C-level check; the weak dictionary's own ``len`` is Python code.
+HOOKS: weakref.WeakKeyDictionary[Node, NodeHooks] = weakref.WeakKeyDictionary()
+REGISTERED: dict[weakref.ref[Node], NodeHooks] = HOOKS.data  # type: ignore[attr-defined]
 
 
 class RemovableHandle:
-    """What registering a hook returns: ``.remove()`` takes the hook off again (PyTorch's ``RemovableHandle``)."""
+    """What registering a hook returns (PyTorch's ``RemovableHandle``).
+
+    ``.remove()`` takes the hook off again."""
 
     __slots__ = ("_hooks", "_hook")
 
-    def __init__(self, hooks: list[Any], hook: Any) -> None:
+    def __init__(self, hooks: list[Any], hook: object) -> None:
         self._hooks, self._hook = hooks, hook
 
     def remove(self) -> None:
@@ -53,46 +66,53 @@ class RemovableHandle:
             self._hooks.remove(self._hook)
 
 
-def add(node: Any, kind: str, hook: Any) -> RemovableHandle:
-    """Register ``hook`` on ``node`` as one of ``kind`` (``"tensor"``, ``"pre"``, ``"post"``, ``"accumulated"``)."""
+def add(node: Node, kind: str, hook: Hook | TensorHook) -> RemovableHandle:
+    """Register ``hook`` on ``node`` as one of ``kind``.
+
+    ``kind`` is ``"tensor"``, ``"pre"``, ``"post"`` or ``"accumulated"``."""
     record = HOOKS.get(node)
     if record is None:
         record = HOOKS[node] = NodeHooks()
-    hooks: list[Any] = getattr(record, kind)
+    hooks: list[object] = getattr(record, kind)
     hooks.append(hook)
     return RemovableHandle(hooks, hook)
 
 
-def tensor_hooks(node: Any) -> list[tuple[int, Any]]:
-    """The Variable hooks registered on ``node`` (``(output_nr, fn)`` pairs; empty if none)."""
+def tensor_hooks(node: Node) -> list[TensorHook]:
+    """The Variable hooks registered on ``node``: ``(output_nr, fn)`` pairs, empty if none."""
     record = HOOKS.get(node) if REGISTERED else None
     return record.tensor if record is not None else []
 
 
 class RetainGrad:
-    """The hook ``retain_grad()`` registers: writes the gradient into the Variable's ``.grad`` with
-    ``accumulate(variable, grad, node)`` (the engine's ``accumulate_into``)."""
+    """The hook ``retain_grad()`` registers: it writes the gradient into the Variable's ``.grad``.
+
+    It does so with ``accumulate(variable, grad, node)``, the engine's ``accumulate_into``."""
 
     __slots__ = ("ref", "accumulate")
     retains_grad = True
 
-    def __init__(self, variable: Any, accumulate: Callable[[Any, Any, Any], None]) -> None:
+    def __init__(self, variable: Variable,
+                 accumulate: Callable[[Variable, Gradient, Node | None], None]) -> None:
         self.ref = weakref.ref(variable)
         self.accumulate = accumulate
 
-    def __call__(self, grad: Any) -> None:
+    def __call__(self, grad: Gradient) -> None:
         variable = self.ref()
         if variable is not None:
             self.accumulate(variable, grad, variable.grad_fn)
 
 
-def _retain_last(entry: tuple[int, Any]) -> bool:
+def _retain_last(entry: TensorHook) -> bool:
     return getattr(entry[1], "retains_grad", False)
 
 
-def before_backward(node: Any, grad: Any, variable: Any) -> Any:
-    """The gradient ``grad`` arriving at ``node`` (a list, one per output, for a custom Function's node) once
-    its Variable hooks, ``retain_grad`` and prehooks ran.  ``variable``: the leaf of an ``AccumulateGrad``."""
+def before_backward(node: Node, grad: Gradient, variable: Variable | None) -> Gradient:
+    """The gradient ``grad`` arriving at ``node``, once its Variable hooks, ``retain_grad`` and
+    prehooks ran.
+
+    ``grad`` is a list, one per output, for a custom Function's node. ``variable`` is the leaf
+    of an ``AccumulateGrad``."""
     record = HOOKS[node]
     several = type(grad) is list
     grads = list(grad) if several else [grad]
@@ -104,7 +124,8 @@ def before_backward(node: Any, grad: Any, variable: Any) -> Any:
         if result is not None:
             grads[nr] = result
         if events.listening and not getattr(hook, "retains_grad", False):
-            events.emit("hook", node=node, variable=variable, hook=hook, before=before, after=grads[nr])
+            events.emit("hook", node=node, variable=variable, hook=hook, before=before,
+                        after=grads[nr])
     for hook in tuple(record.pre):
         result = hook(tuple(grads))
         if result is not None:
@@ -112,8 +133,9 @@ def before_backward(node: Any, grad: Any, variable: Any) -> Any:
     return grads if several else grads[0]
 
 
-def after_backward(node: Any, grad_inputs: tuple[Any, ...], grad: Any) -> tuple[Any, ...]:
-    """``grad_inputs`` once the hooks registered on ``node`` (``fn(grad_inputs, grad_outputs)``) ran."""
+def after_backward(node: Node, grad_inputs: tuple[Gradient, ...],
+                   grad: Gradient) -> tuple[Gradient, ...]:
+    """``grad_inputs`` once the hooks on ``node``, ``fn(grad_inputs, grad_outputs)``, ran."""
     record = HOOKS.get(node)
     for hook in tuple(record.post) if record is not None else ():
         result = hook(grad_inputs, tuple(grad) if type(grad) is list else (grad,))
@@ -122,19 +144,21 @@ def after_backward(node: Any, grad_inputs: tuple[Any, ...], grad: Any) -> tuple[
     return grad_inputs
 
 
-def after_accumulate(node: Any, variable: Any) -> None:
-    """Run the post-accumulate-grad hooks of the leaf ``variable`` (its ``AccumulateGrad`` is ``node``)."""
+def after_accumulate(node: Node, variable: Variable) -> None:
+    """Run the post-accumulate-grad hooks of the leaf ``variable``, whose node is ``node``."""
     record = HOOKS.get(node)
     for hook in tuple(record.accumulated) if record is not None else ():
         hook(variable)
 
 
-def _same_count(hook: Any, result: Any, expected: int) -> tuple[Any, ...]:
+def _same_count(hook: Hook, result: object, expected: int) -> tuple[Gradient, ...]:
     result = tuple(result) if isinstance(result, (tuple, list)) else (result,)
     if len(result) != expected:
+        name = getattr(hook, "__name__", type(hook).__name__)
         raise RuntimeError(
-            f"hook '{getattr(hook, '__name__', type(hook).__name__)}' has returned an incorrect number of values "
+            f"hook '{name}' has returned an incorrect number of values "
             f"(got {len(result)}, but expected {expected})\n"
-            "What to do: return None, or a tuple with one gradient (or None) per entry of what the hook received."
+            "What to do: return None, or a tuple with one gradient (or None) per entry "
+            "of what the hook received."
         )
     return result

@@ -18,7 +18,6 @@ from abc import ABC, abstractmethod
 from typing import Any, Sequence
 
 Array = Any
-Axis = "int | tuple[int, ...] | None"
 Shape = tuple[int, ...]
 
 BINARY_OPS = ("add", "sub", "mul", "div", "pow", "maximum", "gt", "eq")

@@ -4,8 +4,7 @@ The lessons are the files ``NN_name.py`` of the package ``micrograd2.lessons``
 (the ``lessons/`` folder, mapped into the package at install time; in a source
 checkout ``micrograd2._checkout`` maps it the same way).  Each is a percent-format
 script (``# %%`` cells) whose first prose cell reads ``# Lesson N: Title`` and then
-its goal; ``lesson_cells`` runs it cell by cell.  A lesson not yet converted (a
-module with ``NUMBER``, ``TITLE``, ``GOAL`` and ``run(out)``) runs through its old kit.
+its goal; ``lesson_cells`` runs it cell by cell.
 """
 from __future__ import annotations
 
@@ -266,9 +265,8 @@ def _write_graph(name: str, graph: Any, path: Path, as_json: bool) -> None:
     import micrograd2 as mg
 
     root, view = graph
-    digraph = root() if view is None else mg.draw(root, view=view)  # view None: an old-style lesson's drawing
     with warnings_in_one_line():
-        written = mg.render(digraph, str(path))
+        written = mg.render(mg.draw(root, view=view), str(path))
     _tell(f"wrote {written}", as_json)
 
 

@@ -8,11 +8,10 @@
   and raise ``Mistake`` at the first step of the backward walk where they differ,
   matching nodes by their place in the walk (a student's ``MulBackward`` is the
   built-in ``MulBackward0``'s twin), not by name.
-* ``engine_order(root)``: the nodes in the order the engine visits them.
+* ``engine_order(root)``: the nodes in the order the engine visits them, read from a trace.
 """
 from __future__ import annotations
 
-import heapq
 import importlib.util
 import math
 import os
@@ -23,6 +22,7 @@ from typing import Any, Callable, Sequence
 
 import micrograd2 as mg
 from micrograd2.autograd import Node
+from micrograd2.tracing.nodes import creation_order, reachable
 
 from . import catalog
 
@@ -159,40 +159,34 @@ def first_difference(got: Sequence[Any], want: Sequence[Any], context: str = "")
 # -- graphs ---------------------------------------------------------------------------------------------
 def consumers(start: Node) -> dict[Node, int]:
     """For each node reachable from ``start``: how many edges (``next_functions`` entries) point at it."""
-    counts: dict[Node, int] = {start: 0}
-    stack = [start]
-    while stack:
-        node = stack.pop()
+    counts = {node: 0 for node in reachable([start])}
+    for node in counts:
         for nxt, _ in node.next_functions:
-            if nxt is None:
-                continue
-            if nxt not in counts:
-                counts[nxt] = 0
-                stack.append(nxt)
-            counts[nxt] += 1
+            if nxt is not None:
+                counts[nxt] += 1
     return counts
 
 
 def engine_order(root: Any) -> list[Node]:
-    """The nodes reachable from ``root.grad_fn`` in the engine's visit order (the one created last among the
-    ready nodes goes first; an ``AccumulateGrad`` as soon as it is ready)."""
-    start = root.grad_fn
-    left = consumers(start)
-    order: list[Node] = []
-    ready = [(-start._seq, start)]
-    while ready:
-        node = heapq.heappop(ready)[1]
-        order.append(node)
-        for nxt, _ in node.next_functions:
-            if nxt is None:
-                continue
-            left[nxt] -= 1
-            if left[nxt] == 0:
-                if nxt.name() == "AccumulateGrad":
-                    order.append(nxt)
-                else:
-                    heapq.heappush(ready, (-nxt._seq, nxt))
-    return order
+    """The nodes reachable from ``root.grad_fn`` in the order the engine visits them (an
+    ``AccumulateGrad`` as it adds into its leaf), read from a trace of one backward pass.
+
+    The pass keeps the graph (``retain_graph=True``) and every leaf's ``.grad`` is put back as it
+    was, so the graph can be walked again, by hand or by ``root.backward()``."""
+    by_id: dict[str, Node] = {}
+    nodes = list(reachable([root.grad_fn]))
+    leaves = [node.variable for node in nodes if node.name() == "AccumulateGrad"]
+    before = [(leaf, leaf.grad) for leaf in leaves if leaf is not None]
+    with mg.trace() as t:
+        root.backward(retain_graph=True)
+    for leaf, grad in before:
+        leaf.grad = grad
+    for node in nodes:
+        known = t.known_id(node)
+        if known is not None:
+            by_id[known] = node
+    return [by_id[e.node_id] for e in t.events
+            if e.node_id in by_id and (e.kind == "backward" or (e.kind == "accumulate" and e.leaf))]
 
 
 def describe(node: Node, names: dict[Node, str]) -> str:
@@ -207,7 +201,7 @@ def node_names(start: Node) -> dict[Node, str]:
     """``MulBackward0#1``, ``MulBackward0#2``… numbered in creation order, for messages."""
     counts: dict[str, int] = {}
     names: dict[Node, str] = {}
-    for node in sorted(consumers(start), key=lambda n: n._seq):
+    for node in creation_order(consumers(start)):
         k = counts[node.name()] = counts.get(node.name(), 0) + 1
         names[node] = f"{node.name()}#{k}"
     return names

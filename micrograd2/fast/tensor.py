@@ -1,4 +1,5 @@
-"""The Tensor engine's speed layer: freed arrays' memory kept for the next step (glibc's ``malloc``).
+"""The Tensor engine's speed layer: freed arrays' memory kept for the next step (glibc's
+``malloc``).
 
 A training step makes and frees the same arrays every time: layer outputs,
 gradients, masks, a few MB each.  glibc's ``malloc`` hands an allocation of more
@@ -24,7 +25,8 @@ from __future__ import annotations
 import ctypes
 import platform
 
-MMAP_THRESHOLD = 32 << 20  # allocations up to 32 MiB come from the heap (glibc's own ceiling for its dynamic one)
+# Allocations up to 32 MiB come from the heap (glibc's own ceiling for its dynamic threshold).
+MMAP_THRESHOLD = 32 << 20
 TRIM_THRESHOLD = 64 << 20  # up to 64 MiB of free memory stays at the top of the heap
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # mallopt's parameter numbers (glibc's malloc.h)
 
@@ -43,4 +45,5 @@ def keep_freed_memory() -> bool:
     except (OSError, AttributeError):
         return False
     mallopt.argtypes, mallopt.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
-    return bool(mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD)) and bool(mallopt(_M_TRIM_THRESHOLD, TRIM_THRESHOLD))
+    return (bool(mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD))
+            and bool(mallopt(_M_TRIM_THRESHOLD, TRIM_THRESHOLD)))

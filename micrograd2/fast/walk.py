@@ -1,11 +1,12 @@
-"""The backward walk when nothing watches it: the reference walk's order and results, with fewer steps.
+"""The backward walk when nothing watches it: the reference walk's order and results, in fewer
+steps.
 
 ``micrograd2.autograd.engine.Walk`` is the algorithm as it reads; this is the same
 algorithm for a pass with no hooks, tracer, anomaly mode or ``autograd.grad``
 captures (``run_backward`` decides, and only then uses an engine's
 ``_unwatched_walk``).  A graph with a custom Function's node in it (custom.py's
-rules for outputs) goes to the reference walk, found before anything runs.
-What it leaves out is only what nobody watches:
+rules for outputs) goes to the reference walk, found while counting dependencies,
+before anything runs.  What it leaves out is only what nobody watches:
 
 * no visit function per node, and no events;
 * one dictionary look-up per edge: a node's entry is its dependency count until
@@ -16,24 +17,45 @@ What it leaves out is only what nobody watches:
 
 Gradients are added with ``+`` (the scalar engine's ``_add_gradients``), rounded
 with the engine's ``_round_gradient``.
+
+NOTE [Speed]: rounding to float64 is no rounding (the engine's ``_round_gradient``
+returns the gradient itself), so this walk skips the call for float64 nodes; and it
+calls a node's Function (``node._fn.backward(node, grad)``) where the reference walk
+calls the node (``node(grad)``), one Python call fewer per node.
 """
 from __future__ import annotations
 
 import heapq
-from typing import Any
+from typing import Any, Callable
 
-from ..autograd import custom
-from ..autograd.engine import FREED, AccumulateGrad, Node, accumulate_into, checked, reference_walk
+from ..autograd.engine import (
+    FREED,
+    AccumulateGrad,
+    Engine,
+    Gradient,
+    Node,
+    Start,
+    accumulate_into,
+    checked,
+    reference_walk,
+)
 from ..dtypes import FLOAT64
 
+Round = Callable[[Gradient, str], Gradient]  # the engine's _round_gradient
 
-def dependencies(roots: list[Node]) -> dict[Node, int]:
-    """The core's ``count_dependencies(roots)`` (how many edges lead into each node), one look-up per edge."""
+
+def dependencies(roots: list[Node]) -> dict[Node, int] | None:
+    """The core's ``count_dependencies(roots)`` (how many edges lead into each node), one look-up
+    per edge; ``None`` if a node of custom.py's rules (a custom Function's, or a built-in's of
+    several differentiable outputs) is among them: the reference walk runs that graph."""
     deps = dict.fromkeys(roots, 0)
     stack = list(deps)
     get = deps.get
     while stack:
-        for nxt in stack.pop()._next:
+        node = stack.pop()
+        if node._custom:
+            return None
+        for nxt in node._next_nodes:
             if nxt is not None:
                 count = get(nxt)
                 if count is None:
@@ -44,27 +66,12 @@ def dependencies(roots: list[Node]) -> dict[Node, int]:
     return deps
 
 
-def custom_inside(roots: list[Any]) -> bool:
-    """Whether a node of custom.py's rules (a custom Function's, or a built-in's of several differentiable
-    outputs) is reachable from ``roots``; an edge ``(node, k)`` is output k >= 1 of one."""
-    seen, stack = set(roots), list(roots)
-    while stack:
-        node = stack.pop()
-        if type(node) is tuple or node._custom:
-            return True
-        for nxt in node._next:
-            if nxt is not None and nxt not in seen:
-                seen.add(nxt)
-                stack.append(nxt)
-    return False
-
-
-def pending(starts: list[tuple[Node, Any]], round_gradient: Any) -> tuple[dict[Node, Any], list[Any]]:
-    """For each node reachable from the roots, how many edges lead into it, or, for a root, ``[that count,
-    its seed]`` (each seed rounded to the node's dtype, added up per node); and the heap of ready roots."""
-    entries: dict[Node, Any] = dependencies([node for node, _ in starts])
-    seeds: dict[Node, Any] = {}
-    for node, g in starts:
+def pending(entries: dict[Node, Any], starts: list[Start],
+            round_gradient: Round) -> list[tuple[int, Node]]:
+    """Make each root's entry in ``entries`` (its dependency count) ``[that count, its seed]``
+    (each seed rounded to the node's dtype, added up per node); return the heap of ready roots."""
+    seeds: dict[Node, Gradient] = {}
+    for node, _, g in starts:
         if node._dtype != FLOAT64:
             g = round_gradient(g, node._dtype)
         if node in seeds:
@@ -74,42 +81,49 @@ def pending(starts: list[tuple[Node, Any]], round_gradient: Any) -> tuple[dict[N
         seeds[node] = g
     for node, g in seeds.items():
         entries[node] = [entries[node], g]
-    ready = [(-node._seq, node) for node in seeds if entries[node][0] == 0]  # (roots no edge reaches)
+    ready = [(-node._sequence_nr, node) for node in seeds if entries[node][0] == 0]  # (no edge in)
     heapq.heapify(ready)
-    return entries, ready
+    return ready
 
 
-def first_ready(entries: dict[Node, Any], ready: list[Any]) -> tuple[Any, Any]:
-    """The first node to visit, popped from the heap of ready roots, and its gradient; ``(None, None)`` if none."""
+def first_ready(entries: dict[Node, Any], ready: list[tuple[int, Node]]) -> tuple[Any, Gradient]:
+    """The first node to visit, popped from the heap of ready roots, and its gradient.
+
+    ``(None, None)`` if there is none."""
     if not ready:
         return None, None
     node = heapq.heappop(ready)[1]
     return node, entries[node][1]
 
 
-def into_leaf(node: AccumulateGrad, grad: Any) -> None:
-    """Add ``grad`` into the ``.grad`` of ``node``'s leaf (not a gradient of None, nor into a leaf that is gone)."""
+def into_leaf(node: AccumulateGrad, grad: Gradient) -> None:
+    """Add ``grad`` into the ``.grad`` of ``node``'s leaf.
+
+    A gradient of None is not added, nor is one into a leaf that is gone."""
     if grad is not None and node.variable is not None:
         accumulate_into(node.variable, grad, node)
 
 
-def walk(engine: Any, starts: list[tuple[Node, Any]], retain_graph: bool, captures: Any,
-         pass_no: int) -> dict[Node, Any]:
-    """Run one unwatched backward pass (``captures`` is always None here); the reference walk runs a graph
-    that holds a custom Function's node."""
-    if custom.LIVE and custom_inside([node for node, _ in starts]):  # (none alive: no graph holds one)
+def walk(engine: type[Engine], starts: list[Start], retain_graph: bool, captures: None,
+         pass_no: int) -> dict[Node, Gradient]:
+    """Run one unwatched backward pass (``captures`` is always None here); the reference walk runs
+    a graph that holds a custom Function's node."""
+    entries = dependencies([node for node, _, _ in starts])
+    if entries is None:
         return reference_walk(engine, starts, retain_graph, captures, pass_no)
-    return run(engine, starts, retain_graph)
+    return run(engine, entries, starts, retain_graph)
 
 
-def run(engine: Any, starts: list[tuple[Node, Any]], retain_graph: bool) -> dict[Node, Any]:
-    """The pass itself: visit each node once its every edge has delivered, the one created last first."""
+def run(engine: type[Engine], entries: dict[Node, Any], starts: list[Start],
+        retain_graph: bool) -> dict[Node, Gradient]:
+    """The pass itself: visit each node once its every edge has delivered, the one created last
+    first."""
     round_gradient = engine._round_gradient
-    entries, ready = pending(starts, round_gradient)
+    ready = pending(entries, starts, round_gradient)
     pop, push = heapq.heappop, heapq.heappush
     node, grad = first_ready(entries, ready)
     while node is not None:
-        edges = node._next
+        edges = node._next_nodes
         if type(node) is AccumulateGrad:  # a root that is a leaf
             into_leaf(node, grad)
             grads = edges  # (): an AccumulateGrad has no edges, nothing to pass on
@@ -151,10 +165,10 @@ def run(engine: Any, starts: list[tuple[Node, Any]], retain_graph: bool) -> dict
             else:  # onto the heap, and the node held back as ``only`` too
                 if only is not None:
                     entries[only] = [0, only_grad]
-                    push(ready, (-only._seq, only))
+                    push(ready, (-only._sequence_nr, only))
                     only = None
                 entries[nxt] = [0, g]
-                push(ready, (-nxt._seq, nxt))
+                push(ready, (-nxt._sequence_nr, nxt))
         if only is None and ready:
             only = pop(ready)[1]
             only_grad, entries[only][1] = entries[only][1], None

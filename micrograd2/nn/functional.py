@@ -18,7 +18,7 @@ from typing import Any, Callable, Sequence, TypeVar
 
 from ..amp import autocast_float32, refuse_under_autocast
 from ..autograd import grad_mode
-from ..dtypes import round_to
+from ..dtypes import BCE_EPSILON, round_to
 from ..scalar import Value, sum
 
 __all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy", "hinge_loss",
@@ -131,7 +131,6 @@ def _bce_term(p: Any, t: Any) -> Any:
     return -(t * log_p + (1 - t) * log_q) + (p - p.detach()) * c
 
 
-BCE_EPSILON = 9.999999960041972e-13  # PyTorch's EPSILON, 1e-12 rounded to float32 (its type there)
 
 
 @_either_engine

@@ -46,10 +46,6 @@ def _where(cond: bool, a: Any, b: Any) -> Any:
     return a if cond else b
 
 
-def _sign(x: Any) -> float:
-    return ieee.sign(x.data if isinstance(x, Variable) else x)
-
-
 # -- arithmetic -------------------------------------------------------------------------------
 class Add(Function):
     """a + b.  Saves nothing: ∂/∂a = ∂/∂b = 1."""
@@ -111,6 +107,7 @@ class Mul(Function):
     """a · b.  Keeps a only if b needs a gradient, and b only if a does (as PyTorch)."""
 
     node_name = "MulBackward0"
+    saved_names = ("self", "other")
 
     @staticmethod
     def forward(ctx, a, b):
@@ -130,6 +127,7 @@ class Div(Function):
     if b needs a gradient (``x / 4`` keeps just 4)."""
 
     node_name = "DivBackward0"
+    saved_names = ("self", "other")
 
     @staticmethod
     def forward(ctx, a, b):
@@ -152,6 +150,7 @@ class RDiv(Function):
     float32 list, as PyTorch's reciprocal."""
 
     node_name = "DivBackward0"
+    saved_names = ("other", "self")  # c / x: x is the divisor
     autocast = "fp32"
 
     @staticmethod
@@ -171,6 +170,7 @@ class Pow(Function):
     x ** p itself as PyTorch computes it (``ieee.pow_scalar``: x·x for p = 2, √x for p = ½…)."""
 
     node_name = "PowBackward0"
+    saved_names = ("self", "exponent")
     autocast = "fp32"
 
     @staticmethod
@@ -191,6 +191,7 @@ class PowValue(Function):
     ``pow_backward_exponent``: ∂/∂y = g·(x^y·log x), 0 where x = 0 and y ≥ 0."""
 
     node_name = "PowBackward1"
+    saved_names = ("self", "exponent", "result")
     autocast = "fp32"
 
     @staticmethod
@@ -214,6 +215,7 @@ class RPow(Function):
     (PyTorch's ``pow_backward_exponent``)."""
 
     node_name = "PowBackward2"
+    saved_names = ("result", "self", "exponent")  # c ** x: the base c is "self"
     autocast = "fp32"
 
     @staticmethod
@@ -233,6 +235,7 @@ class Exp(Function):
     """eˣ.  Keeps its output: ∂/∂x = eˣ."""
 
     node_name = "ExpBackward0"
+    saved_names = ("result",)
     autocast = "fp32"
 
     @staticmethod
@@ -251,6 +254,7 @@ class Log(Function):
     """ln x.  ∂/∂x = 1/x."""
 
     node_name = "LogBackward0"
+    saved_names = ("self",)
     autocast = "fp32"
 
     @staticmethod
@@ -268,6 +272,7 @@ class Tanh(Function):
     """tanh x.  Keeps its output: ∂/∂x = 1 − tanh²x."""
 
     node_name = "TanhBackward0"
+    saved_names = ("result",)
 
     @staticmethod
     def forward(ctx, x):
@@ -285,6 +290,7 @@ class Relu(Function):
     """max(x, 0).  Keeps its output: ∂/∂x = g where the output is not ≤ 0 (so nan passes), else 0."""
 
     node_name = "ReluBackward0"
+    saved_names = ("result",)
 
     @staticmethod
     def forward(ctx, x):
@@ -304,6 +310,7 @@ class Sigmoid(Function):
     """σ(x) = 1 / (1 + e⁻ˣ).  Keeps its output: ∂/∂x = g·(1 − σ)·σ."""
 
     node_name = "SigmoidBackward0"
+    saved_names = ("result",)
 
     @staticmethod
     def forward(ctx, x):
@@ -321,6 +328,7 @@ class Sqrt(Function):
     """√x.  Keeps its output: ∂/∂x = 1 / (2√x) (inf at 0)."""
 
     node_name = "SqrtBackward0"
+    saved_names = ("result",)
 
     @staticmethod
     def forward(ctx, x):
@@ -338,6 +346,7 @@ class Abs(Function):
     """|x|.  ∂/∂x = g·sgn(x) (0 at 0 and at nan, as PyTorch's sgn)."""
 
     node_name = "AbsBackward0"
+    saved_names = ("self",)
 
     @staticmethod
     def forward(ctx, x):
@@ -355,15 +364,17 @@ class ToCopy(Function):
     """A dtype cast (``v.to("float16")``).  The gradient flows back unchanged, rounded to x's dtype."""
 
     node_name = "ToCopyBackward0"
+    ctx_slots = ("source_dtype",)
 
     @staticmethod
-    def forward(ctx, x, dtype):
+    def forward(ctx, x, dtype, source_dtype):
+        ctx.source_dtype = source_dtype
         return x
 
     @staticmethod
     def backward(ctx, grad):
         if isinstance(grad, Variable):  # recorded (create_graph): cast back to x's dtype, as PyTorch
-            return grad.to(ctx._next[0]._dtype)  # type: ignore[attr-defined]
+            return grad.to(ctx.source_dtype)
         return grad
 
 

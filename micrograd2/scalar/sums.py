@@ -34,7 +34,7 @@ class Sum(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return (grad,) * len(ctx._next)
+        return (grad,) * len(ctx.needs_input_grad)
 
 
 class Dot(Function):
@@ -42,6 +42,7 @@ class Dot(Function):
     Keeps xᵢ only if wᵢ needs a gradient, and wᵢ only if xᵢ does."""
 
     node_name = "DotBackward0"
+    saved_names = ()  # w₀…wₙ₋₁, x₀…xₙ₋₁: n varies, so each is named by position (saved_tensors[j])
     autocast = "lowp"
 
     @staticmethod
@@ -63,5 +64,5 @@ class Dot(Function):
         ws, xs = saved[:n], saved[n:]
         grad_ws = [None if x is None else grad * x for x in xs]
         grad_xs = [None if w is None else grad * w for w in ws]
-        bias = (grad,) if len(ctx._next) % 2 else ()
+        bias = (grad,) if len(ctx.needs_input_grad) % 2 else ()
         return (*grad_ws, *grad_xs, *bias)

@@ -12,27 +12,19 @@ import math
 from typing import TYPE_CHECKING, Any, Callable
 
 from .. import dtypes
-from ..autograd import grad_mode
-from . import strides, views
+from ..autograd import Function, Variable
 from .compute import (
     Partial,
-    TensorFunction,
     backend,
     binary,
     broadcast_shape,
     data_of,
-    div,
     elementwise,
-    is_tensor,
-    log,
-    mul,
-    neg,
     nonnegative,
-    power,
+    power_scalar,
     promoted,
     recorder,
     shape_of,
-    sub,
     sum_to,
     where,
 )
@@ -44,7 +36,7 @@ if TYPE_CHECKING:
 Operator = Callable[[Any, Any], Any]
 
 
-class Add(TensorFunction):
+class Add(Function):
     """a + b.  Saves nothing but the shapes: ∂/∂a = ∂/∂b = 1, summed back over broadcast dims."""
 
     node_name = "AddBackward0"
@@ -60,7 +52,7 @@ class Add(TensorFunction):
         return sum_to(grad, sa), sum_to(grad, sb)
 
 
-class Sub(TensorFunction):
+class Sub(Function):
     """a − b.  ∂/∂a = 1, ∂/∂b = −1."""
 
     node_name = "SubBackward0"
@@ -74,10 +66,10 @@ class Sub(TensorFunction):
     def backward(ctx, grad):
         sa, sb = ctx.shapes
         need_a, need_b = ctx.needs_input_grad
-        return (sum_to(grad, sa) if need_a else None), (sum_to(neg(grad), sb) if need_b else None)
+        return (sum_to(grad, sa) if need_a else None), (sum_to(-grad, sb) if need_b else None)
 
 
-class AddScaled(TensorFunction):
+class AddScaled(Function):
     """a + alpha·b (``a.add_(b, alpha=…)``): one node, PyTorch's, alpha kept on it; rounded once, as
     PyTorch's fused multiply-add (the backend's ``iadd``).  ∂/∂a = 1, ∂/∂b = alpha."""
 
@@ -93,10 +85,10 @@ class AddScaled(TensorFunction):
     def backward(ctx, grad):
         sa, sb = ctx.shapes
         need_a, need_b = ctx.needs_input_grad
-        return (sum_to(grad, sa) if need_a else None), (sum_to(mul(grad, ctx.alpha), sb) if need_b else None)
+        return (sum_to(grad, sa) if need_a else None), (sum_to(grad * ctx.alpha, sb) if need_b else None)
 
 
-class SubScaled(TensorFunction):
+class SubScaled(Function):
     """a − alpha·b (``a.sub_(b, alpha=…)``).  ∂/∂a = 1, ∂/∂b = −alpha (PyTorch's ``-grad * alpha``)."""
 
     node_name = "SubBackward0"
@@ -111,7 +103,7 @@ class SubScaled(TensorFunction):
     def backward(ctx, grad):
         sa, sb = ctx.shapes
         need_a, need_b = ctx.needs_input_grad
-        return (sum_to(grad, sa) if need_a else None), (sum_to(mul(neg(grad), ctx.alpha), sb) if need_b else None)
+        return (sum_to(grad, sa) if need_a else None), (sum_to(-grad * ctx.alpha, sb) if need_b else None)
 
 
 def add_scaled(ctx: Any, a: Any, b: Any, alpha: float) -> Any:
@@ -126,7 +118,7 @@ def add_scaled(ctx: Any, a: Any, b: Any, alpha: float) -> Any:
     return elementwise(ctx, "add", a, binary("mul", b, alpha))
 
 
-class Rsub(TensorFunction):
+class Rsub(Function):
     """c − x for a number c: one input.  ∂/∂x = −1."""
 
     node_name = "RsubBackward1"
@@ -137,10 +129,10 @@ class Rsub(TensorFunction):
 
     @staticmethod
     def backward(ctx, grad):
-        return neg(grad)
+        return -grad
 
 
-class Neg(TensorFunction):
+class Neg(Function):
     """−x."""
 
     node_name = "NegBackward0"
@@ -151,36 +143,38 @@ class Neg(TensorFunction):
 
     @staticmethod
     def backward(ctx, grad):
-        return neg(grad)
+        return -grad
 
 
-class Mul(TensorFunction):
+class Mul(Function):
     """a · b.  Keeps a only if b needs a gradient, and b only if a does (as PyTorch)."""
 
     node_name = "MulBackward0"
+    saved_names = ("self", "other")
     ctx_slots = ("shapes",)
 
     @staticmethod
     def forward(ctx, a, b):
-        edge_a, edge_b = ctx._next  # (cheaper than ctx.needs_input_grad on this hot path)
-        if edge_a is not None or edge_b is not None:
-            ctx.save_for_backward(a if edge_b is not None else None, b if edge_a is not None else None)
+        need_a, need_b = ctx.needs_input_grad
+        if need_a or need_b:
+            ctx.save_for_backward(a if need_b else None, b if need_a else None)
         return elementwise(ctx, "mul", a, b)
 
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
         sa, sb = ctx.shapes
-        grad_a = None if b is None else sum_to(mul(grad, b), sa)
-        grad_b = None if a is None else sum_to(mul(grad, a), sb)
+        grad_a = None if b is None else sum_to(grad * b, sa)
+        grad_b = None if a is None else sum_to(grad * a, sb)
         return grad_a, grad_b
 
 
-class Div(TensorFunction):
+class Div(Function):
     """a / b (also number / Tensor: one node).  ∂/∂a = g / b, and ∂/∂b = −g·((a / b) / b), PyTorch's
     ``div_tensor_other_backward``: no b·b that overflows or underflows."""
 
     node_name = "DivBackward0"
+    saved_names = ("self", "other")
     ctx_slots = ("shapes",)
 
     @staticmethod
@@ -193,39 +187,38 @@ class Div(TensorFunction):
         a, b = ctx.saved_tensors
         sa, sb = ctx.shapes
         need_a, need_b = ctx.needs_input_grad
-        grad_a = sum_to(div(grad, b), sa) if need_a else None
-        grad_b = sum_to(mul(neg(grad), div(div(a, b), b)), sb) if need_b else None
+        grad_a = sum_to(grad / b, sa) if need_a else None
+        grad_b = sum_to(-grad * Div.apply(Div.apply(a, b), b), sb) if need_b else None  # (a: maybe a number)
         return grad_a, grad_b
 
 
-class Pow(TensorFunction):
+class Pow(Function):
     """x ** p for a number p, computed as PyTorch does (``power_scalar``).  ∂/∂x = g·(p·x^(p−1)), 0 for
     p = 0 (PyTorch's ``pow_backward``)."""
 
     node_name = "PowBackward0"
+    saved_names = ("self", "exponent")
     autocast = "fp32"
-    ctx_slots = ("exponent",)
 
     @staticmethod
     def forward(ctx, x, exponent):
-        ctx.save_for_backward(x)
-        ctx.exponent = exponent
-        return power(x, exponent)
+        ctx.save_for_backward(x, exponent)
+        return power_scalar(x, exponent)
 
     @staticmethod
     def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
-        p = ctx.exponent
+        x, p = ctx.saved_tensors
         if p == 0:
-            return mul(grad, 0.0)
-        return mul(grad, mul(power(x, p - 1), p))
+            return grad * 0.0
+        return grad * (x ** (p - 1) * p)
 
 
-class PowTensor(TensorFunction):
+class PowTensor(Function):
     """x ** y for two Tensors.  PyTorch's ``pow_backward_self``: ∂/∂x = g·(y·x^(y−1)), 0 where y = 0;
     ``pow_backward_exponent``: ∂/∂y = g·(x^y·log x), 0 where x = 0 and y ≥ 0."""
 
     node_name = "PowBackward1"
+    saved_names = ("self", "exponent", "result")
     autocast = "fp32"
     ctx_slots = ("shapes",)
 
@@ -238,52 +231,52 @@ class PowTensor(TensorFunction):
 
     @staticmethod
     def backward(ctx, grad):
-        x, y, out = ctx.saved_tensors
+        x, y, out = ctx.saved_tensors  # (x or y may be a constant array)
         sx, sy = ctx.shapes
         need_x, need_y = ctx.needs_input_grad
         xd, yd = data_of(x), data_of(y)
         be = backend(xd, yd)
         grad_x = grad_y = None
-        if need_x:
+        if need_x:  # x is a Tensor
             y_is_zero = be.binary("eq", yd, 0.0)
-            grad_x = sum_to(where(y_is_zero, 0.0, mul(grad, mul(y, power(x, sub(y, 1.0))))), sx)
-        if need_y:
+            grad_x = sum_to(where(y_is_zero, 0.0, grad * (x ** (y - 1.0) * y)), sx)
+        if need_y:  # y is a Tensor
             at_zero = be.binary("mul", be.binary("eq", xd, 0.0), nonnegative(yd))
-            grad_y = sum_to(mul(grad, where(at_zero, 0.0, mul(out, log(x)))), sy)
+            log_x = x.log() if shape_of(x) is None else be.unary("log", x)  # (an array: a constant)
+            grad_y = sum_to(grad * where(at_zero, 0.0, out * log_x), sy)
         return grad_x, grad_y
 
 
-class RPow(TensorFunction):
+class RPow(Function):
     """c ** x for a number c.  ∂/∂x = g·(c^x·log c), 0 where c = 0 and x ≥ 0 (PyTorch's
     ``pow_backward_exponent``)."""
 
     node_name = "PowBackward2"
+    saved_names = ("result", "self", "exponent")  # c ** x: the base c is "self"
     autocast = "fp32"
-    ctx_slots = ("base",)
 
     @staticmethod
     def forward(ctx, x, base):
-        out = binary("pow", base, x)
-        ctx.save_for_backward(out, x if base == 0 else None)
-        ctx.base = base
+        out = binary("pow", float(base), x)
+        ctx.save_for_backward(out, base, x)
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        out, x = ctx.saved_tensors
-        base = ctx.base
+        out, base, x = ctx.saved_tensors
         log_base = math.log(base) if base > 0 else -math.inf if base == 0 else math.nan
         if base != 0:
-            return mul(grad, mul(out, log_base))
-        return mul(grad, where(nonnegative(data_of(x)), 0.0, mul(out, log_base)))
+            return grad * (out * log_base)
+        return grad * where(nonnegative(x.data), 0.0, out * log_base)
 
 
 
 
-class Reciprocal(TensorFunction):
+class Reciprocal(Function):
     """1 / x.  Keeps its output r: ∂/∂x = −g·r² (PyTorch's ``ReciprocalBackward0``)."""
 
     node_name = "ReciprocalBackward0"
+    saved_names = ("result",)
 
     @staticmethod
     def forward(ctx, x):
@@ -294,10 +287,10 @@ class Reciprocal(TensorFunction):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        return mul(neg(grad), mul(out, out))
+        return -grad * (out * out)
 
 
-class Zero(TensorFunction):
+class Zero(Function):
     """``zero_()`` on a non-leaf: the output is 0, so no gradient reaches the old value."""
 
     node_name = "ZeroBackward0"
@@ -309,7 +302,7 @@ class Zero(TensorFunction):
 
     @staticmethod
     def backward(ctx, grad):
-        return mul(grad, 0.0)
+        return grad * 0.0
 
 
 # -- the operators -------------------------------------------------------------------------------
@@ -327,7 +320,7 @@ def to_float(x: Tensor, other: Any) -> tuple[Any, Any]:
     return promoted(x, other, floats=True)
 
 
-def operator(fn: type[TensorFunction], convert: Callable[[Any, Any], Any] = same_kind) -> Operator:
+def operator(fn: type[Function], convert: Callable[[Any, Any], Any] = same_kind) -> Operator:
     """``x (op) other`` recorded as ``fn``: ``Tensor.__add__ = operator(Add)``."""
     apply = recorder(fn, 2)
 
@@ -339,20 +332,6 @@ def operator(fn: type[TensorFunction], convert: Callable[[Any, Any], Any] = same
 
     forward_operator.__qualname__ = f"operator({fn.__name__})"
     return forward_operator
-
-
-def reflected(fn: type[TensorFunction], convert: Callable[[Any, Any], Any] = same_kind) -> Operator:
-    """``other (op) x`` recorded as ``fn`` (``2 * x``, ``array + x``): ``Tensor.__rmul__ = reflected(Mul)``."""
-
-    def reflected_operator(x: Tensor, other: Any) -> Any:
-        o = x._operand(other)
-        if o is NotImplemented:
-            return NotImplemented
-        a, b = convert(x, o)
-        return fn.apply(b, a)
-
-    reflected_operator.__qualname__ = f"reflected({fn.__name__})"
-    return reflected_operator
 
 
 def rdiv_operator(x: Tensor, other: Any) -> Any:
@@ -381,9 +360,9 @@ def pow_operator(x: Tensor, other: Any) -> Any:
     o = x._operand(other)
     if o is NotImplemented:
         return NotImplemented
-    if is_tensor(other) or shape_of(data_of(o)) is not None:
+    if isinstance(other, Variable) or shape_of(data_of(o)) is not None:
         return PowTensor.apply(*promoted(x, o, floats=True))
-    return Pow.apply(x._float_for(o), exponent=o)
+    return Pow.apply(x._float_for(o), exponent=_as_given(other, o))
 
 
 def rpow_operator(x: Tensor, other: Any) -> Any:
@@ -395,7 +374,13 @@ def rpow_operator(x: Tensor, other: Any) -> Any:
         return PowTensor.apply(o, x._as_float())
     if x.dtype == "int64" and type(o) is int:  # an integer to integer powers stays an integer, as PyTorch
         return x._wrap(x._backend.binary("pow", o, x.data), "int64", None)
-    return RPow.apply(x._as_float(), base=float(o))
+    return RPow.apply(x._as_float(), base=_as_given(other, o))
+
+
+def _as_given(number: Any, operand: Any) -> Any:
+    """A power's number as the user wrote it (``x ** 3`` keeps 3, which the node saves and the tracer
+    shows), else the operand ``Tensor._operand`` made of it."""
+    return number if type(number) in (int, float) else operand
 
 
 def comparison(op: str, swap: bool = False) -> Operator:
@@ -421,10 +406,10 @@ def comparison(op: str, swap: bool = False) -> Operator:
 
 
 # -- in place ------------------------------------------------------------------------------------------
-def in_place(x: Tensor, fn: type[TensorFunction], other: Any, fast: str | None, alpha: float = 1.0) -> Tensor:
-    """``x (op)= alpha · other``: under ``no_grad`` straight into the array by the backend, with no
-    temporary Tensor (how optimizers update), otherwise through the core's in-place machinery
-    (history rebased, version bumped)."""
+def in_place(x: Tensor, fn: type[Function], other: Any, alpha: float = 1.0) -> Tensor:
+    """``x (op)= alpha · other`` through the core's in-place machinery: under ``no_grad`` only the
+    numbers change (how optimizers update), in grad mode the history is rebased too; the version goes
+    up either way."""
     o = x._operand(other)
     if o is NotImplemented:
         raise TypeError(f"unsupported operand type for an in-place op: {type(other).__name__}")
@@ -434,19 +419,6 @@ def in_place(x: Tensor, fn: type[TensorFunction], other: Any, fast: str | None, 
             f"result type Float can't be cast to the desired output type {name}\n"
             "What to do: an in-place op keeps the Tensor's dtype; use t = t + x (a new float Tensor) or t.float()."
         )
-    if fast is not None and not grad_mode.is_grad_enabled() and x.dtype in ("float32", "float64") \
-            and not views.aliased(x):  # (a view, or a base of views: views.py's machinery writes them all)
-        od = data_of(o)
-        be = x._backend
-        target, source = be.shape(x.data), shape_of(od) or ()
-        if source == target or broadcast_shape(target, source) == target:
-            strides.refuse_partial_overlap(x, (o,))
-            if fast == "mul":
-                be.imul(x.data, od)
-            else:
-                be.iadd(x.data, od, alpha if fast == "add" else -alpha)
-            x._bump_version()
-            return x
     x._check_view_in_place()
     if alpha != 1.0 and x.dtype == "bfloat16":  # PyTorch takes alpha in x's dtype (the backend sees float32),
         alpha = dtypes.round_to(dtypes.round_to(alpha, dtypes.FLOAT32), dtypes.BFLOAT16)  # by way of a C float
@@ -456,22 +428,22 @@ def in_place(x: Tensor, fn: type[TensorFunction], other: Any, fast: str | None, 
 
 def add_(x: Tensor, other: Any, alpha: float = 1.0) -> Tensor:
     """``x += alpha · other`` in place (PyTorch's ``add_(other, alpha=…)``)."""
-    return in_place(x, Add, other, "add", alpha)
+    return in_place(x, Add, other, alpha)
 
 
 def sub_(x: Tensor, other: Any, alpha: float = 1.0) -> Tensor:
     """``x −= alpha · other`` in place."""
-    return in_place(x, Sub, other, "sub", alpha)
+    return in_place(x, Sub, other, alpha)
 
 
 def mul_(x: Tensor, other: Any) -> Tensor:
     """``x *= other`` in place."""
-    return in_place(x, Mul, other, "mul")
+    return in_place(x, Mul, other)
 
 
 def div_(x: Tensor, other: Any) -> Tensor:
     """``x /= other`` in place."""
-    return in_place(x, Div, other, None)
+    return in_place(x, Div, other)
 
 
 def zero_(x: Tensor) -> Tensor:

@@ -7,33 +7,32 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..autograd import no_grad
+from ..autograd import Function, no_grad
 from ..backends import check_device, get_backend
-from .compute import TensorFunction, backend, is_tensor
+from .compute import backend
 from .storage import INTEGERS, check_tensor_dtype, is_device
 
 if TYPE_CHECKING:
     from .tensor import Tensor
 
 
-class ToCopy(TensorFunction):
+class ToCopy(Function):
     """A dtype cast (``t.to("float64")``).  The gradient flows back cast to the input's dtype."""
 
     node_name = "ToCopyBackward0"
+    ctx_slots = ("source_dtype",)
 
     @staticmethod
-    def forward(ctx, x, dtype):
+    def forward(ctx, x, dtype, source_dtype):
+        ctx.source_dtype = source_dtype
         return backend(x).astype(x, dtype)
 
     @staticmethod
     def backward(ctx, grad):
-        source = ctx._next[0]._dtype  # the input's dtype (its node exists: it needs the gradient)
-        if is_tensor(grad):
-            return grad.to(source)
-        return backend(grad).astype(grad, source)
+        return grad.to(ctx.source_dtype)
 
 
-class ToDevice(TensorFunction):
+class ToDevice(Function):
     """A move to another device (``t.to("cuda")``).  The gradient is moved back."""
 
     node_name = "ToCopyBackward0"
@@ -47,10 +46,7 @@ class ToDevice(TensorFunction):
 
     @staticmethod
     def backward(ctx, grad):
-        if is_tensor(grad):
-            return grad.to(ctx.source)
-        be = backend(grad)
-        return get_backend(ctx.source).from_host(be.to_host(grad), be.dtype(grad))
+        return grad.to(ctx.source)
 
 
 def to(x: Tensor, *args: Any, dtype: Any = None, device: Any = None) -> Tensor:
@@ -68,9 +64,9 @@ def to(x: Tensor, *args: Any, dtype: Any = None, device: Any = None) -> Tensor:
         dtype = check_tensor_dtype(dtype)
         if dtype in INTEGERS:  # an integer result is not differentiable: a leaf, as PyTorch's
             with no_grad():
-                out = ToCopy.apply(out, dtype=dtype)
+                out = ToCopy.apply(out, dtype=dtype, source_dtype=out.dtype)
         elif dtype != x.dtype:
-            out = ToCopy.apply(out, dtype=dtype)
+            out = ToCopy.apply(out, dtype=dtype, source_dtype=out.dtype)
     if device is not None:
         name = check_device(device)
         if name != out.device:

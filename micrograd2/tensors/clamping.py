@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .compute import TensorFunction, backend, data_of, promoted_all, shape_of, sum_to, where
+from ..autograd import Function
+from .compute import backend, data_of, promoted, shape_of, sum_to, where
 from .storage import INTEGERS
 
 if TYPE_CHECKING:
@@ -50,11 +51,12 @@ def _within(x: Any, lo: Any, hi: Any) -> Any:
     return be.binary("mul", above, below)
 
 
-class Clamp(TensorFunction):
+class Clamp(Function):
     """x held in [lo, hi] for numbers lo and hi (either may be None): ``ClampBackward1``.
     ∂/∂x = 1 where lo ≤ x ≤ hi, else 0 (PyTorch's ``clamp_backward``)."""
 
     node_name = "ClampBackward1"
+    saved_names = ("self",)
     ctx_slots = ("lo", "hi")
 
     @staticmethod
@@ -66,7 +68,7 @@ class Clamp(TensorFunction):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return where(_within(data_of(x), ctx.lo, ctx.hi), grad, 0.0)
+        return where(_within(x.data, ctx.lo, ctx.hi), grad, 0.0)
 
 
 class ClampMin(Clamp):
@@ -81,12 +83,13 @@ class ClampMax(Clamp):
     node_name = "ClampMaxBackward0"
 
 
-class ClampTensor(TensorFunction):
+class ClampTensor(Function):
     """x held between the Tensors (or arrays) lo and hi, broadcasting: ``ClampBackward0``.  PyTorch's
     ``clamp_backward_min_max``: x gets the gradient where lo ≤ x ≤ hi; lo where x < lo < hi; hi where
     x > hi, or everywhere hi < lo (there hi is the result)."""
 
     node_name = "ClampBackward0"
+    saved_names = ("self", "min", "max")
     ctx_slots = ("shapes",)
 
     @staticmethod
@@ -97,7 +100,7 @@ class ClampTensor(TensorFunction):
 
     @staticmethod
     def backward(ctx, grad):
-        x, lo, hi = (data_of(v) for v in ctx.saved_tensors)
+        x, lo, hi = (data_of(v) for v in ctx.saved_tensors)  # for masks: the arrays
         be = backend(x)
         sx, slo, shi = ctx.shapes
         grad_x = sum_to(where(_within(x, lo, hi), grad, 0.0), sx)
@@ -133,7 +136,7 @@ def clamp(x: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002 
             "What to do: pass min=, max= or both (x.clamp(min=0.0) is relu)."
         )
     if isinstance(lo, type(x)) or isinstance(hi, type(x)):  # PyTorch's result dtype of the three
-        return ClampTensor.apply(*promoted_all(x, lo, hi))  # type: ignore[no-any-return]
+        return ClampTensor.apply(*promoted(x, lo, hi))  # type: ignore[no-any-return]
     if x.dtype in INTEGERS and any(isinstance(b, float) for b in (lo, hi)):
         x = x.to("float32")
     return Clamp.apply(x, lo=lo, hi=hi)  # type: ignore[no-any-return]

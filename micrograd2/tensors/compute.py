@@ -1,11 +1,11 @@
-"""What every Tensor op is built on: computing on backend arrays *or* Tensors, and the op base class.
+"""What every Tensor op is built on: forward computes on backend arrays, backward on Tensors.
 
 A Tensor op's ``forward`` gets arrays and computes with the array backend
 (``backends/base.py``: NumPy on ``"cpu"``, pycuda on ``"cuda"`` — never NumPy
-directly, so every op runs on either).  Its ``backward`` uses the helpers here
-(``add``, ``mul``, ``sum_to``…), which work on arrays and, while
-``create_graph=True`` records the backward pass, on Tensors: that is how second
-derivatives come for free.
+directly, so every op runs on either).  Its ``backward`` receives Tensors and
+computes with Tensor ops and the helpers here (``sum_to``, ``where``…), recorded
+only while ``create_graph=True`` records the backward pass: that is how second
+derivatives come for free (NOTE [Backward on Tensors]).
 
 Broadcasting: an input that was broadcast receives its gradient summed back to
 its own shape (``sum_to``).  Node names and what each op saves are PyTorch's;
@@ -18,15 +18,16 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from .. import fast
-from ..autograd import Function, Variable, gradient_edge
+from ..autograd import Function, Variable
+from ..autograd.node import gradient_node
 from ..backends import array_types
 from ..backends.base import ArrayBackend
-from .storage import FLOATS, INTEGERS, promote, storage_dtype
+from .storage import FLOATS, INTEGERS, promote
 
 _array_types = array_types()  # array class -> backend (live)
 
 
-# -- finding the backend and computing on arrays or Tensors -------------------------------------
+# -- finding the backend: forward computes on arrays --------------------------------------------
 def backend(*xs: Any) -> ArrayBackend:
     """The backend of the first array among ``xs`` (numbers are skipped)."""
     for x in xs:
@@ -36,41 +37,14 @@ def backend(*xs: Any) -> ArrayBackend:
     raise TypeError(f"expected a backend array among {[type(x).__name__ for x in xs]}")
 
 
-def is_tensor(*xs: Any) -> bool:
-    """Is any of ``xs`` a Tensor (the backward pass is being recorded)?"""
-    return any(isinstance(x, Variable) for x in xs)
-
-
 def data_of(x: Any) -> Any:
-    """The array under a Tensor (constants such as masks need no history)."""
+    """The array under an operand that may be a Tensor, a constant array or a number (for masks,
+    which need no history)."""
     return x.data if isinstance(x, Variable) else x
 
 
 def binary(op: str, a: Any, b: Any) -> Any:
     return backend(a, b).binary(op, a, b)
-
-
-def add(a: Any, b: Any) -> Any:
-    return a + b if is_tensor(a, b) else binary("add", a, b)
-
-
-def sub(a: Any, b: Any) -> Any:
-    return a - b if is_tensor(a, b) else binary("sub", a, b)
-
-
-def mul(a: Any, b: Any) -> Any:
-    return a * b if is_tensor(a, b) else binary("mul", a, b)
-
-
-def div(a: Any, b: Any) -> Any:
-    return a / b if is_tensor(a, b) else binary("div", a, b)
-
-
-def power(a: Any, p: Any) -> Any:
-    """a ** p; for a number p on an array, as PyTorch's pow(Tensor, Scalar) kernel computes it."""
-    if is_tensor(a, p):
-        return a**p
-    return power_scalar(a, p) if isinstance(p, (int, float)) else binary("pow", a, p)
 
 
 def power_scalar(x: Any, p: float) -> Any:
@@ -92,14 +66,6 @@ def power_scalar(x: Any, p: float) -> Any:
     return be.binary("pow", x, p)
 
 
-def where(cond: Any, a: Any, b: Any) -> Any:
-    """``a`` where the constant mask ``cond`` holds, else ``b`` (numbers, arrays or Tensors); while the
-    backward pass is recorded, a ``WhereBackward0`` node that gives each side its gradient, 0 elsewhere."""
-    if is_tensor(a, b):
-        return Where.apply(a, b, cond=cond)
-    return backend(cond).where(cond, a, b)
-
-
 def nonnegative(x: Any) -> Any:
     """The mask x ≥ 0 of an array (False at nan)."""
     be = backend(x)
@@ -112,69 +78,40 @@ def sgn(x: Any) -> Any:
     return be.where(be.binary("eq", x, x), be.unary("sign", x), 0.0)
 
 
-def neg(a: Any) -> Any:
-    return -a if is_tensor(a) else backend(a).unary("neg", a)
-
-
-def exp(a: Any) -> Any:
-    return a.exp() if is_tensor(a) else backend(a).unary("exp", a)
-
-
-def log(a: Any) -> Any:
-    return a.log() if is_tensor(a) else backend(a).unary("log", a)
-
-
-def shape(a: Any) -> tuple[int, ...]:
-    return a.shape if is_tensor(a) else backend(a).shape(a)
-
-
-def reshape(g: Any, new_shape: tuple[int, ...]) -> Any:
-    return g.reshape(new_shape) if is_tensor(g) else backend(g).reshape(g, new_shape)
-
-
-def expand(g: Any, new_shape: tuple[int, ...]) -> Any:
-    """``g`` broadcast to ``new_shape`` (the backward of a sum)."""
-    return g.expand(new_shape) if is_tensor(g) else backend(g).broadcast_to(g, new_shape)
-
-
+# -- backward computes on Tensors ---------------------------------------------------------------
+# NOTE [Backward on Tensors]
+# A Tensor op's ``backward`` receives Tensors (the gradient, and ``ctx.saved_tensors``) and computes
+# with Tensor ops, as PyTorch's: outside ``create_graph`` the walk runs under ``no_grad`` and they
+# record nothing; under it they build the graph of the backward pass, so second derivatives come
+# for free.  A constant operand (a number, or an array given to an op) stays what it was.
 def sum_to(g: Any, target: tuple[int, ...] | None) -> Any:
-    """``g`` summed down to ``target`` (the reverse of broadcasting); ``None`` for a number input."""
-    if target is None:
-        return None
-    if is_tensor(g):
-        return g.sum_to_size(target)
-    return backend(g).sum_to_shape(g, target)
+    """The gradient ``g`` summed down to ``target`` (the reverse of broadcasting); ``None`` for a
+    number input (it gets no gradient)."""
+    return None if target is None else g.sum_to_size(target)
 
 
-def reduce_sum(g: Any, dim: Any, keepdim: bool) -> Any:
-    return g.sum(dim, keepdim) if is_tensor(g) else backend(g).sum(g, axis=dim, keepdims=keepdim)
+def zeros_like(t: Any) -> Any:
+    """A Tensor of zeros of ``t``'s shape, dtype and device, outside the graph."""
+    be = t._backend
+    return t._wrap(be.full(be.shape(t.data), 0.0, be.dtype(t.data)), t.dtype, None)
 
 
-def permute(g: Any, axes: tuple[int, ...]) -> Any:
-    return g.permute(*axes) if is_tensor(g) else backend(g).transpose(g, axes)
-
-
-def t(g: Any) -> Any:
-    """The transpose of a 2-D ``g``."""
-    return g.t() if is_tensor(g) else backend(g).transpose(g, (1, 0))
-
-
-def matrix_product(a: Any, b: Any) -> Any:
-    return a @ b if is_tensor(a, b) else backend(a, b).matmul(a, b)
+def where(cond: Any, a: Any, b: Any) -> Any:
+    """``a`` where the constant mask ``cond`` holds, else ``b`` (a Tensor and a Tensor or a number):
+    one ``WhereBackward0`` node when recorded, which gives each side its gradient, 0 elsewhere."""
+    return Where.apply(a, b, cond=cond)
 
 
 def mask_mul(g: Any, mask: Any) -> Any:
-    """``g`` where ``mask`` else 0 (``mask`` an array: a constant)."""
-    if is_tensor(g):
-        return g * mask
-    return backend(g).where(mask, g, 0.0)
+    """The gradient ``g`` where the constant ``mask`` holds, else an exact 0."""
+    return Where.apply(g, 0.0, cond=mask)
 
 
 def elementwise(ctx: Any, op: str, a: Any, b: Any) -> Any:
     """``a (op) b`` on their backend (either may be a number).  When the op is recorded, ``ctx`` keeps
     both shapes for the backward's un-broadcasting (``None`` for a number: it gets no gradient)."""
     be = _array_types.get(type(a)) or _array_types[type(b)]
-    if ctx._next[0] is not None or ctx._next[1] is not None:  # an input needs a gradient
+    if any(ctx.needs_input_grad):
         ctx.shapes = (shape_of(a), shape_of(b))
     try:
         return be.binary(op, a, b)
@@ -270,17 +207,12 @@ def result_type(*operands: Any) -> str | None:
     return _combine(by_class[0], _combine(by_class[1], by_class[2]))
 
 
-def promoted(x: Any, other: Any, floats: bool = False) -> tuple[Any, Any]:
-    """``x`` and ``other`` (a Tensor and a Tensor, number or array) ready for a binary op whose result has
-    PyTorch's dtype (``result_type``; a float one when ``floats``, as true division's): an integer or bool
-    Tensor is converted to it (no graph: it needs no gradient); a 0-d float Tensor of another float dtype
-    is taken in that dtype, its gradient still going to it (``cast_operand``)."""
-    a, b = promoted_all(x, other, floats=floats)
-    return a, b
-
-
-def promoted_all(*operands: Any, floats: bool = False) -> tuple[Any, ...]:
-    """``promoted`` for any number of operands (``clamp(x, lo, hi)``'s three)."""
+def promoted(*operands: Any, floats: bool = False) -> tuple[Any, ...]:
+    """The operands (a Tensor, and Tensors, numbers or arrays: two for a binary op, three for
+    ``clamp(x, lo, hi)``) ready for an op whose result has PyTorch's dtype (``result_type``; a float
+    one when ``floats``, as true division's): an integer or bool Tensor is converted to it (no graph:
+    it needs no gradient); a 0-d float Tensor of another float dtype is taken in that dtype, its
+    gradient still going to it (``cast_operand``)."""
     dtype = result_type(*operands)
     if dtype is None:
         return operands
@@ -303,20 +235,12 @@ def cast_operand(t: Any, dtype: str) -> Any:
     """``t``'s numbers in ``dtype`` as an op's input, with no node of its own: the op's gradient for it goes
     to ``t``'s own (its ``grad_fn``, or its ``AccumulateGrad``), as PyTorch casts a 0-d operand inside the
     op and its engine casts the gradient back."""
-    be = t._backend
-    alias = t._wrap(be.astype(t.data, storage_dtype(dtype)), dtype, t.grad_fn)
     if t._requires_grad:
-        if t.grad_fn is None:
-            gradient_edge(t)  # make t's AccumulateGrad now, so that the alias leads to it
-        alias._requires_grad, alias._accumulator = True, t._accumulator
+        gradient_node(t)  # (a leaf's AccumulateGrad, made now: the alias leads to it)
+    alias = Variable._snapshot(t)  # t's history: its grad_fn and output_nr, or its AccumulateGrad
+    alias.data, alias.dtype = t._backend.astype(t.data, dtype), dtype  # (a copy, rounded to dtype)
     alias.label = t.label
     return alias
-
-
-# -- the base class: built-in nodes with a few plain attributes ---------------------------------
-class TensorFunction(Function):
-    """Base of the built-in Tensor ops.  ``ctx_slots`` names plain attributes the node keeps
-    (sizes, dims): unlike saved arrays they are not freed by backward."""
 
 
 def broadcast_shape(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...] | None:
@@ -335,14 +259,14 @@ class Partial:
     """``fn`` with keyword attributes fixed (an alpha, an index, a dtype), as the in-place machinery applies
     an op: ``fn.apply(x, *others)``, inputs only (``x.add_(w, alpha=2)`` is ``Partial(AddScaled, alpha=2)``)."""
 
-    def __init__(self, fn: type[TensorFunction], **attributes: Any) -> None:
+    def __init__(self, fn: type[Function], **attributes: Any) -> None:
         self.fn, self.attributes = fn, attributes
 
     def apply(self, *inputs: Any) -> Any:
         return self.fn.apply(*inputs, **self.attributes)
 
 
-def renamed(fn: type[TensorFunction], name: str, node_name: str) -> type[TensorFunction]:
+def renamed(fn: type[Function], name: str, node_name: str) -> type[Function]:
     """``fn`` itself under another of PyTorch's node names: the same forward and backward, one definition.
     (PyTorch names some nodes after what the user called, e.g. ``unsqueeze`` and ``squeeze`` both
     only reshape.)"""
@@ -350,7 +274,7 @@ def renamed(fn: type[TensorFunction], name: str, node_name: str) -> type[TensorF
     return type(name, (fn,), {"node_name": node_name, "__doc__": doc, "__module__": fn.__module__})
 
 
-def recorder(fn: type[TensorFunction], inputs: int) -> Callable[..., Any]:
+def recorder(fn: type[Function], inputs: int) -> Callable[..., Any]:
     """``fn.apply`` for ``inputs`` (1 or 2) Tensors: the speed layer's one-call version when it is on
     (``micrograd2/fast/``, chosen once, at import; it builds exactly what ``apply`` builds)."""
     if not fast.ENABLED:
@@ -360,7 +284,7 @@ def recorder(fn: type[TensorFunction], inputs: int) -> Callable[..., Any]:
     return recording.two_inputs(fn, fn.apply) if inputs == 2 else recording.one_input(fn, fn.apply)
 
 
-def method(fn: type[TensorFunction]) -> Callable[[Any], Any]:
+def method(fn: type[Function]) -> Callable[[Any], Any]:
     """``x.relu()`` for the one-input Function ``fn``: ``Tensor.relu = method(Relu)`` (as ``Value``'s ops)."""
     apply = recorder(fn, 1)
 
@@ -372,7 +296,7 @@ def method(fn: type[TensorFunction]) -> Callable[[Any], Any]:
     return one_input
 
 
-class Where(TensorFunction):
+class Where(Function):
     """``a`` where the constant mask ``cond`` holds, else ``b`` (PyTorch's ``where``): each side gets the
     gradient where it was chosen and an exact 0 elsewhere.  Recorded backward passes use it."""
 

@@ -14,14 +14,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..autograd import grad_mode
+from ..autograd import Function, grad_mode
 from ..backends import array_types
 from ..backends.base import is_basic_index
 from .compute import (
     Partial,
-    TensorFunction,
     backend,
-    is_tensor,
     mask_mul,
     normalize_dims,
     renamed,
@@ -36,17 +34,17 @@ if TYPE_CHECKING:
 _array_types = array_types()
 
 
-class Index(TensorFunction):
+class Index(Function):
     """``x[index]`` with index arrays (advanced indexing).  Backward adds the gradient back at ``index``
     (repeated positions add up)."""
 
     node_name = "IndexBackward0"
-    ctx_slots = ("shape", "index", "dtype")
+    ctx_slots = ("shape", "index")
 
     @staticmethod
     def forward(ctx, x, index):
         be = backend(x)
-        ctx.shape, ctx.index, ctx.dtype = be.shape(x), index, be.dtype(x)
+        ctx.shape, ctx.index = be.shape(x), index
         try:
             return be.getitem(x, index)
         except IndexError as error:  # NumPy's words for an axis are PyTorch's for a dimension
@@ -57,7 +55,7 @@ class Index(TensorFunction):
 
     @staticmethod
     def backward(ctx, grad):
-        return scatter(grad, ctx.shape, ctx.index, ctx.dtype)
+        return scatter(grad, ctx.shape, ctx.index)
 
 
 Select = renamed(Index, "Select", "SelectBackward0")  # x[i]: one position along an axis
@@ -65,15 +63,14 @@ Slice = renamed(Index, "Slice", "SliceBackward0")  # x[a:b]: a range along an ax
 UnsqueezeIndex = renamed(Index, "UnsqueezeIndex", "UnsqueezeBackward0")  # x[None]: a new axis
 
 
-def scatter(g: Any, out_shape: tuple[int, ...], index: Any, dtype: str) -> Any:
-    """Zeros of ``out_shape`` with ``g`` added at ``index``: the backward of indexing."""
-    if is_tensor(g):
-        return IndexPut.apply(g, shape=out_shape, index=index)
-    return backend(g).scatter_add(out_shape, index, g, dtype)
+def scatter(g: Any, out_shape: tuple[int, ...], index: Any) -> Any:
+    """Zeros of ``out_shape`` with the gradient ``g`` added at ``index``: the backward of indexing."""
+    return IndexPut.apply(g, shape=out_shape, index=index)
 
 
-class IndexPut(TensorFunction):
-    """Zeros with ``values`` added at ``index``: the backward of indexing, recorded (create_graph)."""
+class IndexPut(Function):
+    """Zeros with ``values`` added at ``index`` (repeated positions add up): the backward of indexing
+    (recorded: PyTorch's ``IndexPutImplBackward0``)."""
 
     node_name = "IndexPutImplBackward0"
     ctx_slots = ("index",)
@@ -86,10 +83,10 @@ class IndexPut(TensorFunction):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad[ctx.index] if is_tensor(grad) else backend(grad).getitem(grad, ctx.index)
+        return grad[ctx.index]
 
 
-class Unbind(TensorFunction):
+class Unbind(Function):
     """``x.unbind(dim)`` (and ``for row in x``): the slices of ``x`` along ``dim`` as one op with one
     differentiable output per slice, as PyTorch's ``UnbindBackward0`` (slice k is output k, the edge
     ``(node, k)``).  Backward stacks the slices' gradients back along ``dim``, zeros for one that got none."""
@@ -105,11 +102,11 @@ class Unbind(TensorFunction):
 
     @staticmethod
     def backward(ctx, *grads):
-        return Stack.apply(*grads, dim=ctx.dim) if is_tensor(*grads) else stack(grads, ctx.dim)
+        return Stack.apply(*grads, dim=ctx.dim)
 
 
-class Stack(TensorFunction):
-    """Arrays of one shape stacked along a new axis ``dim``: unbind's backward, recorded (create_graph)."""
+class Stack(Function):
+    """Tensors of one shape stacked along a new axis ``dim``: unbind's backward (``StackBackward0``)."""
 
     node_name = "StackBackward0"
     ctx_slots = ("dim",)
@@ -121,10 +118,7 @@ class Stack(TensorFunction):
 
     @staticmethod
     def backward(ctx, grad):
-        if is_tensor(grad):
-            return grad.unbind(ctx.dim)
-        be = backend(grad)
-        return tuple(be.getitem(grad, (slice(None),) * ctx.dim + (k,)) for k in range(be.shape(grad)[ctx.dim]))
+        return grad.unbind(ctx.dim)
 
 
 def stack(slices: Any, dim: int) -> Any:
@@ -158,7 +152,7 @@ SEVERAL_VIEWS = (
 )
 
 
-class SetItem(TensorFunction):
+class SetItem(Function):
     """``x[index] = value`` written out of place (``index``: a keyword attribute, no edge): x's gradient is 0
     where it was overwritten; the value's gradient is the gradient there, summed to the value's shape.
     Recorded as PyTorch's ``CopySlices`` (the write a recorded backward through CopySlices makes)."""
@@ -176,8 +170,7 @@ class SetItem(TensorFunction):
     def backward(ctx, grad):
         grad_value = None
         if ctx.value_shape is not None:
-            picked = grad[ctx.index] if is_tensor(grad) else backend(grad).getitem(grad, ctx.index)
-            grad_value = sum_to(picked, ctx.value_shape)
+            grad_value = sum_to(grad[ctx.index], ctx.value_shape)
         return mask_mul(grad, ctx.keep), grad_value
 
 
@@ -402,13 +395,14 @@ def refuse_several_views_in_place(t: Tensor, through: Any = None) -> None:
     """In grad mode, an in-place op on an output of a recorded unbind, or a view of one, is refused, as PyTorch
     (the op that made the views would have to be recorded again for all of them).  PyTorch's message names the
     view written to: ``t`` (its last step), or the view of ``t`` made by ``through`` (``t[0] = …``: Select)."""
-    link, last = t._view_steps, t._view_steps
+    link = last = t._view_steps
     while link is not None:
-        if link[0] is Unbound:
-            fn, attributes, _ = last
+        if link.fn is Unbound:
             if through is not None:
                 k, op = 0, through.node_name
+            elif last.fn is Unbound:
+                k, op = last.attributes["index"][-1], "Unbind"
             else:
-                k, op = (attributes["index"][-1], "Unbind") if fn is Unbound else (0, fn.node_name)
+                k, op = 0, last.fn.node_name
             raise RuntimeError(SEVERAL_VIEWS.format(k=k, op=op.removesuffix("Backward0")))
-        link = link[2]
+        link = link.parent

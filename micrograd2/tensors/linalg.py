@@ -11,19 +11,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from .compute import (
-    TensorFunction,
-    backend,
-    broadcast_shape,
-    is_tensor,
-    matrix_product,
-    mul,
-    reshape,
-    shape_of,
-    shapes_differ,
-    sum_to,
-    t,
-)
+from ..autograd import Function
+from .compute import backend, broadcast_shape, shape_of, shapes_differ, sum_to
 from .shapes import SqueezeDims, UnsafeView, Unsqueeze
 from .storage import cross_device
 from .strides import strides_of
@@ -52,30 +41,29 @@ def _matmul_as(be: Any, column_major: bool, left: Any, right: Any) -> Any:
 
 def _product_grads(ctx: Any, grad: Any, a: Any, b: Any) -> tuple[Any, Any]:
     """The gradients of ``a @ b`` for two matrices (``None`` for one that needs none, whose partner was not
-    saved): ∂/∂a = G bᵀ, ∂/∂b = aᵀ G, each in its input's layout."""
-    if is_tensor(grad, a, b):
-        return (None if b is None else grad @ t(b)), (None if a is None else t(a) @ grad)
-    be = backend(grad)
+    saved): ∂/∂a = G bᵀ, ∂/∂b = aᵀ G, each in its input's layout (``Mm``'s ``column_major``)."""
     a_layout, b_layout = ctx.layouts
-    grad_a = None if b is None else _matmul_as(be, a_layout, grad, be.transpose(b, (1, 0)))
-    grad_b = None if a is None else _matmul_as(be, b_layout, be.transpose(a, (1, 0)), grad)
+    grad_a = None if b is None else Mm.apply(grad, b.t(), column_major=a_layout)
+    grad_b = None if a is None else Mm.apply(a.t(), grad, column_major=b_layout)
     return grad_a, grad_b
 
 
-class Mm(TensorFunction):
-    """A @ B for two matrices.  ∂/∂A = G Bᵀ, ∂/∂B = Aᵀ G."""
+class Mm(Function):
+    """A @ B for two matrices.  ∂/∂A = G Bᵀ, ∂/∂B = Aᵀ G.  ``column_major``: the product is made in
+    that layout (a gradient for a column-major input: ``_matmul_as``)."""
 
     node_name = "MmBackward0"
+    saved_names = ("self", "mat2")
     autocast = "lowp"
     ctx_slots = ("layouts",)
 
     @staticmethod
-    def forward(ctx, a, b):
+    def forward(ctx, a, b, column_major=False):
         need_a, need_b = ctx.needs_input_grad
         ctx.save_for_backward(a if need_b else None, b if need_a else None)
         be = backend(a, b)
         ctx.layouts = _layouts(be, a, b)
-        return be.matmul(a, b)
+        return _matmul_as(be, column_major, a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -83,13 +71,14 @@ class Mm(TensorFunction):
         return _product_grads(ctx, grad, a, b)
 
 
-class Addmm(TensorFunction):
+class Addmm(Function):
     """bias + A @ B in one node (what ``Linear`` computes on a batch: ``x @ W.t() + b``).
 
     ∂/∂bias = G summed to the bias's shape, ∂/∂A = G Bᵀ, ∂/∂B = Aᵀ G.
     """
 
     node_name = "AddmmBackward0"
+    saved_names = ("self", "mat1", "mat2")
     autocast = "lowp"
     ctx_slots = ("bias_shape", "layouts")
 
@@ -112,10 +101,11 @@ class Addmm(TensorFunction):
         return (grad_bias, *_product_grads(ctx, grad, a, b))
 
 
-class Mv(TensorFunction):
+class Mv(Function):
     """A @ v for a matrix and a vector.  ∂/∂A = g vᵀ (an outer product), ∂/∂v = Aᵀ g."""
 
     node_name = "MvBackward0"
+    saved_names = ("self", "vec")
     autocast = "lowp"
 
     @staticmethod
@@ -127,15 +117,16 @@ class Mv(TensorFunction):
     @staticmethod
     def backward(ctx, grad):
         a, v = ctx.saved_tensors
-        grad_a = None if v is None else matrix_product(reshape(grad, (-1, 1)), reshape(v, (1, -1)))
-        grad_v = None if a is None else matrix_product(t(a), grad)
+        grad_a = None if v is None else grad.reshape(-1, 1) @ v.reshape(1, -1)
+        grad_v = None if a is None else a.t() @ grad
         return grad_a, grad_v
 
 
-class Dot(TensorFunction):
+class Dot(Function):
     """u · v for two vectors (a 0-d result).  ∂/∂u = g v, ∂/∂v = g u."""
 
     node_name = "DotBackward0"
+    saved_names = ("self", "tensor")
     autocast = "lowp"
 
     @staticmethod
@@ -147,14 +138,15 @@ class Dot(TensorFunction):
     @staticmethod
     def backward(ctx, grad):
         u, v = ctx.saved_tensors
-        return (None if v is None else mul(grad, v)), (None if u is None else mul(grad, u))
+        return (None if v is None else grad * v), (None if u is None else grad * u)
 
 
-class Bmm(TensorFunction):
+class Bmm(Function):
     """A @ B for two stacks of matrices, (b, n, m) @ (b, m, p): one product per batch index.
     ∂/∂A = G Bᵀ, ∂/∂B = Aᵀ G, batch by batch (Bᵀ swaps each matrix's two axes)."""
 
     node_name = "BmmBackward0"
+    saved_names = ("self", "mat2")
     autocast = "lowp"
 
     @staticmethod
@@ -166,7 +158,9 @@ class Bmm(TensorFunction):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        return (None if b is None else _bmm(grad, _each_t(b))), (None if a is None else _bmm(_each_t(a), grad))
+        grad_a = None if b is None else Bmm.apply(grad, b.transpose(1, 2))  # (Bᵀ: each matrix's)
+        grad_b = None if a is None else Bmm.apply(a.transpose(1, 2), grad)
+        return grad_a, grad_b
 
 
 SMALL_BMM = 400  # PyTorch's bmm sums term by term below this many multiply-adds per matrix (m·n·p)
@@ -188,15 +182,6 @@ def stacked_product(a: Any, b: Any) -> Any:
         term = be.binary("mul", be.getitem(a, (every, every, slice(k, k + 1))), be.getitem(b, (every, slice(k, k + 1))))
         acc = be.binary("add", acc, term)
     return acc
-
-
-def _bmm(a: Any, b: Any) -> Any:
-    return Bmm.apply(a, b) if is_tensor(a, b) else stacked_product(a, b)
-
-
-def _each_t(x: Any) -> Any:
-    """Each matrix of a stack transposed (PyTorch's ``transpose(1, 2)``)."""
-    return x.transpose(1, 2) if is_tensor(x) else backend(x).transpose(x, (0, 2, 1))
 
 
 # -- the methods ---------------------------------------------------------------------------------------

@@ -10,33 +10,18 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .compute import (
-    TensorFunction,
-    backend,
-    data_of,
-    div,
-    exp,
-    expand,
-    is_tensor,
-    log,
-    mul,
-    neg,
-    reduce_sum,
-    reshape,
-    shape_of,
-    sub,
-    sum_to,
-)
+from ..autograd import Function
+from ..dtypes import BCE_EPSILON
+from .compute import backend, shape_of, sum_to
 from .indexing import scatter
 
-BCE_EPSILON = 9.999999960041972e-13  # PyTorch's EPSILON in binary_cross_entropy_backward: 1e-12 as a float32
 
-
-class LogSoftmax(TensorFunction):
+class LogSoftmax(Function):
     """log softmax along ``dim``: zᵢ − log Σⱼ exp zⱼ, computed stably.  Keeps its output y:
     ∂/∂z = g − exp(y) · Σ g."""
 
     node_name = "LogSoftmaxBackward0"
+    saved_names = ("result",)
     autocast = "fp32"
     ctx_slots = ("dim",)
 
@@ -50,18 +35,19 @@ class LogSoftmax(TensorFunction):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        return sub(grad, mul(exp(out), reduce_sum(grad, ctx.dim, True)))
+        return grad - out.exp() * grad.sum(ctx.dim, True)
 
 
-class NllLoss(TensorFunction):
+class NllLoss(Function):
     """−mean of ``logp[i, targets[i]]`` over the rows whose target is not ``ignore_index`` (the negative
     log-likelihood of the right classes; 0/0 = nan if every row is ignored, as PyTorch).
     ∂/∂logp is −1/count at each kept row's target, 0 elsewhere.  The targets (class indices, an int64
     array) are not an input of the node: they get no edge, as in PyTorch's ``NllLossBackward0``."""
 
     node_name = "NllLossBackward0"
+    saved_names = ("target", "keep")
     autocast = "fp32"
-    ctx_slots = ("shape", "dtype", "count")
+    ctx_slots = ("shape", "count")
 
     @staticmethod
     def forward(ctx, logp, targets, ignore_index=-100):
@@ -69,7 +55,7 @@ class NllLoss(TensorFunction):
         keep = be.binary("eq", be.binary("eq", targets, ignore_index), False)
         safe = be.where(keep, targets, 0)  # an ignored row picks class 0, then counts as 0
         ctx.save_for_backward(safe, keep)
-        ctx.shape, ctx.dtype = be.shape(logp), be.dtype(logp)
+        ctx.shape = be.shape(logp)
         ctx.count = float(be.to_host(be.sum(be.astype(keep, "int64"))))
         picked = be.where(keep, be.take_along_rows(logp, safe), 0.0)
         total = be.binary("add", 0.0, be.sum(be.unary("neg", picked)))  # from +0, as PyTorch: −0.0 sums to 0.0
@@ -77,19 +63,19 @@ class NllLoss(TensorFunction):
 
     @staticmethod
     def backward(ctx, grad):
-        safe, keep = ctx.saved_tensors
+        safe, keep = ctx.saved_tensors  # arrays: the targets, and the mask of the rows kept
         be = backend(safe)
         n = ctx.shape[0]
-        rows = be.arange(n)
-        per_row = expand(reshape(div(grad, -ctx.count), (1,)), (n,))
-        per_row = mul(per_row, be.astype(keep, ctx.dtype))
-        return scatter(per_row, ctx.shape, (rows, safe), ctx.dtype)
+        per_row = (grad / -ctx.count).reshape(1).expand(n)
+        per_row = per_row * be.astype(keep, be.dtype(grad.data))
+        return scatter(per_row, ctx.shape, (be.arange(n), safe))
 
 
-class MseLoss(TensorFunction):
+class MseLoss(Function):
     """mean((pred − target)²).  ∂/∂pred = 2(pred − target)/n, ∂/∂target = −∂/∂pred."""
 
     node_name = "MseLossBackward0"
+    saved_names = ("self", "target")
     autocast = "fp32"
     ctx_slots = ("shapes", "n")
 
@@ -107,8 +93,8 @@ class MseLoss(TensorFunction):
         pred, target = ctx.saved_tensors
         sp, st = ctx.shapes
         need_p, need_t = ctx.needs_input_grad
-        g = mul(sub(pred, target), mul(grad, 2.0 / ctx.n))
-        return (sum_to(g, sp) if need_p else None), (sum_to(neg(g), st) if need_t else None)
+        g = (pred - target) * (grad * (2.0 / ctx.n))
+        return (sum_to(g, sp) if need_p else None), (sum_to(-g, st) if need_t else None)
 
 
 def _clamped_logs(be: Any, p: Any) -> tuple[Any, Any]:
@@ -118,11 +104,12 @@ def _clamped_logs(be: Any, p: Any) -> tuple[Any, Any]:
     return log_p, log_q
 
 
-class BinaryCrossEntropy(TensorFunction):
+class BinaryCrossEntropy(Function):
     """−mean[y·log p + (1 − y)·log(1 − p)], each log clamped at −100 (as PyTorch).
     ∂/∂p = (p − y) / max(p(1 − p), 1e−12) / n, ∂/∂y = (log(1 − p) − log p) / n."""
 
     node_name = "BinaryCrossEntropyBackward0"
+    saved_names = ("self", "target")
     autocast = "fp32"
     ctx_slots = ("n",)
 
@@ -146,29 +133,22 @@ class BinaryCrossEntropy(TensorFunction):
     def backward(ctx, grad):
         p, y = ctx.saved_tensors
         need_p, need_y = ctx.needs_input_grad
-        pd = data_of(p)
-        be = backend(pd)
-        scale = div(grad, float(ctx.n))
         grad_p = grad_y = None
         if need_p:  # PyTorch's order: g·(p − y) / max((1 − p)·p, ε), then / n
-            denom = mul(sub(1.0, p), p)
-            if not is_tensor(denom):
-                denom = be.binary("maximum", denom, BCE_EPSILON)  # PyTorch's guard against p = 0 or 1
-            grad_p = div(div(mul(grad, sub(p, y)), denom), float(ctx.n))
+            denom = ((1.0 - p) * p).clamp_min(BCE_EPSILON)  # PyTorch's guard against p = 0 or 1
+            grad_p = grad * (p - y) / denom / float(ctx.n)
         if need_y:  # ∂/∂y = log(1 − p) − log p (the clamped logs, as PyTorch)
-            if is_tensor(p):
-                grad_y = mul(scale, sub(log(sub(1.0, p)), log(p)))
-            else:
-                log_p, log_q = _clamped_logs(be, pd)
-                grad_y = mul(scale, be.binary("sub", log_q, log_p))
+            log_p, log_q = p.log().clamp_min(-100.0), (1.0 - p).log().clamp_min(-100.0)
+            grad_y = grad / float(ctx.n) * (log_q - log_p)
         return grad_p, grad_y
 
 
-class BinaryCrossEntropyWithLogits(TensorFunction):
+class BinaryCrossEntropyWithLogits(Function):
     """−mean[y·log σ(x) + (1 − y)·log(1 − σ(x))] from logits x, stably: each term is
     (1 − y)·x + m + log(e⁻ᵐ + e⁻ˣ⁻ᵐ) with m = max(−x, 0).  ∂/∂x = (σ(x) − y)/n, ∂/∂y = −x/n."""
 
     node_name = "BinaryCrossEntropyWithLogitsBackward0"
+    saved_names = ("self", "target")
     autocast = "fp32"
     ctx_slots = ("n",)
 
@@ -188,9 +168,8 @@ class BinaryCrossEntropyWithLogits(TensorFunction):
     def backward(ctx, grad):
         x, y = ctx.saved_tensors
         need_x, need_y = ctx.needs_input_grad
-        scale = div(grad, float(ctx.n))
-        sigmoid_x = x.sigmoid() if is_tensor(x) else backend(x).unary("sigmoid", x)
-        grad_x = mul(sub(sigmoid_x, y), scale) if need_x else None
-        grad_y = mul(neg(x), scale) if need_y else None
+        scale = grad / float(ctx.n)
+        grad_x = (x.sigmoid() - y) * scale if need_x else None
+        grad_y = -x * scale if need_y else None
         return grad_x, grad_y
 

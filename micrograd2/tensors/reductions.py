@@ -12,27 +12,15 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from .compute import (
-    TensorFunction,
-    backend,
-    data_of,
-    div,
-    expand,
-    kept_shape,
-    mask_mul,
-    mul,
-    normalize_dims,
-    reduce_sum,
-    reshape,
-    sub,
-)
+from ..autograd import Function
+from .compute import backend, kept_shape, mask_mul, normalize_dims
 from .storage import INTEGERS
 
 if TYPE_CHECKING:
     from .tensor import Tensor
 
 
-class Sum(TensorFunction):
+class Sum(Function):
     """Σ over all elements.  Keeps only the input's shape: the gradient is broadcast back."""
 
     node_name = "SumBackward0"
@@ -47,10 +35,10 @@ class Sum(TensorFunction):
 
     @staticmethod
     def backward(ctx, grad):
-        return expand(grad, ctx.shape)
+        return grad.expand(ctx.shape)
 
 
-class SumDim(TensorFunction):
+class SumDim(Function):
     """Σ over ``dim`` (a tuple of axes), ``keepdim`` or not."""
 
     node_name = "SumBackward1"
@@ -66,10 +54,10 @@ class SumDim(TensorFunction):
 
     @staticmethod
     def backward(ctx, grad):
-        return expand(reshape(grad, ctx.kept), ctx.shape)
+        return grad.reshape(ctx.kept).expand(ctx.shape)
 
 
-class Mean(TensorFunction):
+class Mean(Function):
     """The mean of all elements: ∂/∂xᵢ = 1/n."""
 
     node_name = "MeanBackward0"
@@ -83,10 +71,10 @@ class Mean(TensorFunction):
 
     @staticmethod
     def backward(ctx, grad):
-        return expand(div(grad, float(math.prod(ctx.shape))), ctx.shape)
+        return (grad / float(math.prod(ctx.shape))).expand(ctx.shape)
 
 
-class MeanDim(TensorFunction):
+class MeanDim(Function):
     """The mean over ``dim``: ∂/∂xᵢ = 1/(number of elements averaged)."""
 
     node_name = "MeanBackward1"
@@ -102,14 +90,15 @@ class MeanDim(TensorFunction):
 
     @staticmethod
     def backward(ctx, grad):
-        return expand(div(reshape(grad, ctx.kept), float(ctx.n)), ctx.shape)
+        return (grad.reshape(ctx.kept) / float(ctx.n)).expand(ctx.shape)
 
 
-class MaxAll(TensorFunction):
+class MaxAll(Function):
     """The largest element (nan if there is one).  The gradient is shared evenly among ties, and among
     the nans when the maximum is nan (as PyTorch's ``max()``)."""
 
     node_name = "MaxBackward1"
+    saved_names = ("self", "result")
     ctx_slots = ("shape",)
 
     @staticmethod
@@ -123,21 +112,22 @@ class MaxAll(TensorFunction):
     @staticmethod
     def backward(ctx, grad):
         x, out = ctx.saved_tensors
-        xd, od = data_of(x), data_of(out)
+        xd, od = x.data, out.data
         be = backend(xd)
         if not bool(be.to_host(be.binary("eq", od, od))):  # the max is nan: the nans share the gradient
             is_max = be.binary("eq", be.binary("eq", xd, xd), False)
             count = be.sum(be.astype(is_max, be.dtype(xd)))
-            return mask_mul(div(expand(reshape(grad, ()), ctx.shape), count), is_max)
+            return mask_mul(grad.reshape(()).expand(ctx.shape) / count, is_max)
         dims = tuple(range(len(ctx.shape)))
         return _share_among_maxima(grad, xd, od, ctx.shape, dims, masked=True)
 
 
-class Amax(TensorFunction):
+class Amax(Function):
     """The largest element over ``dim``; ties share the gradient evenly (``AmaxBackward0``).  A nan
     maximum equals no element: as PyTorch's (g/0)·0, the gradient is nan there."""
 
     node_name = "AmaxBackward0"
+    saved_names = ("self", "result")
     ctx_slots = ("shape", "dim")
 
     @staticmethod
@@ -151,30 +141,32 @@ class Amax(TensorFunction):
     @staticmethod
     def backward(ctx, grad):
         x, out = ctx.saved_tensors
-        return _share_among_maxima(grad, data_of(x), data_of(out), ctx.shape, ctx.dim, masked=False)
+        return _share_among_maxima(grad, x.data, out.data, ctx.shape, ctx.dim, masked=False)
 
 
 def _share_among_maxima(grad: Any, x: Any, out: Any, in_shape: tuple[int, ...], dims: tuple[int, ...],
                         masked: bool) -> Any:
-    """``grad`` (reduced over ``dims``) sent to the positions equal to the maximum (or the minimum), split
-    among ties: selected by a mask (``max()``), or multiplied by it (``amax``: PyTorch's (g / count)·mask)."""
+    """The gradient ``grad`` (reduced over ``dims``) sent to the positions where the array ``x`` equals its
+    maximum ``out`` (or minimum), split among ties: selected by a mask (``max()``), or multiplied by it
+    (``amax``: PyTorch's (g / count)·mask)."""
     be = backend(x)
     kept = kept_shape(in_shape, dims)
     is_max = be.binary("eq", x, be.reshape(out, kept))
     count = be.sum(be.astype(is_max, be.dtype(x)), axis=dims, keepdims=True)
-    share = div(expand(reshape(grad, kept), in_shape), count)
+    share = grad.reshape(kept).expand(in_shape) / count
     if masked:
         return mask_mul(share, is_max)
-    return mul(share, be.astype(is_max, be.dtype(x)))
+    return share * be.astype(is_max, be.dtype(x))
 
 
-class MaxDim(TensorFunction):
+class MaxDim(Function):
     """``max(dim)``: the values (this output) and their indices (an int64 Tensor, no gradient).
 
     The gradient goes to the position of each maximum (the first one, where ``argmax`` points).
     """
 
     node_name = "MaxBackward0"
+    saved_names = ("indices",)
     ctx_slots = ("shape", "dim", "keepdim")
 
     @staticmethod
@@ -183,15 +175,15 @@ class MaxDim(TensorFunction):
 
     @staticmethod
     def backward(ctx, grad):
-        (indices,) = ctx.saved_tensors
-        be = backend(data_of(indices))
+        (indices,) = ctx.saved_tensors  # an array (the op's second output: no gradient)
+        be = backend(indices)
         n = ctx.shape[ctx.dim]
         along = [1] * len(ctx.shape)
         along[ctx.dim] = n
         positions = be.reshape(be.arange(n), tuple(along))
-        is_max = be.binary("eq", positions, data_of(indices))
+        is_max = be.binary("eq", positions, indices)
         kept = kept_shape(ctx.shape, (ctx.dim,))
-        return mask_mul(expand(reshape(grad, kept), ctx.shape), is_max)
+        return mask_mul(grad.reshape(kept).expand(ctx.shape), is_max)
 
 
 def _values_and_indices(ctx: Any, x: Any, dim: int, keepdim: bool, extreme: Any, position: Any) -> Any:
@@ -265,12 +257,13 @@ class MinDim(MaxDim):
         return _values_and_indices(ctx, x, dim, keepdim, smallest, first_smallest)
 
 
-class Softmax(TensorFunction):
+class Softmax(Function):
     """exp(xᵢ − m) / Σⱼ exp(xⱼ − m) along ``dim``, m the maximum (stable for large x): one
     ``SoftmaxBackward0`` node.  Along the last dim it multiplies by 1/Σ, as PyTorch's CPU kernel does.
     Backward: PyTorch's ``_softmax_backward_data``, y·(g − Σ g·y) with y the (saved) output."""
 
     node_name = "SoftmaxBackward0"
+    saved_names = ("result",)
     autocast = "fp32"
     ctx_slots = ("dim",)
 
@@ -291,8 +284,8 @@ class Softmax(TensorFunction):
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
-        dot = reduce_sum(mul(grad, y), ctx.dim, True)
-        return mul(y, sub(grad, dot))
+        dot = (grad * y).sum(ctx.dim, True)
+        return y * (grad - dot)
 
 
 def softmax_of(x: Tensor, dim: int) -> Tensor:

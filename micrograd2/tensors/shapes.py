@@ -15,10 +15,10 @@ import math
 import numbers
 from typing import TYPE_CHECKING, Any
 
-from ..autograd import grad_mode
-from ..backends import array_types, get_backend
+from ..autograd import Function, grad_mode
+from ..backends import array_types
 from . import compute, strides
-from .compute import Partial, TensorFunction, backend, data_of, is_tensor, normalize_dims, renamed
+from .compute import Partial, backend, normalize_dims, renamed
 from .storage import INTEGERS, storage_dtype
 
 _array_types = array_types()
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from .tensor import Tensor
 
 
-class View(TensorFunction):
+class View(Function):
     """``reshape``/``view``/``flatten``: the same numbers in a new shape.  Backward reshapes back."""
 
     node_name = "ViewBackward0"
@@ -41,7 +41,7 @@ class View(TensorFunction):
 
     @staticmethod
     def backward(ctx, grad):
-        return compute.reshape(grad, ctx.shape)
+        return grad.reshape(ctx.shape)
 
 
 Unsqueeze = renamed(View, "Unsqueeze", "UnsqueezeBackward0")  # a new axis of size 1: unsqueeze(d)
@@ -50,7 +50,7 @@ SqueezeAll = renamed(View, "SqueezeAll", "SqueezeBackward0")  # every axis of si
 SqueezeDims = renamed(View, "SqueezeDims", "SqueezeBackward4")  # squeeze((d1, d2)); what 1-D @ 2-D ends with
 
 
-class Expand(TensorFunction):
+class Expand(Function):
     """``expand(shape)``: broadcast to a bigger shape.  Backward sums back."""
 
     node_name = "ExpandBackward0"
@@ -67,7 +67,7 @@ class Expand(TensorFunction):
         return compute.sum_to(grad, ctx.shape)
 
 
-class Permute(TensorFunction):
+class Permute(Function):
     """``permute(axes)`` and ``.T``: axes reordered.  Backward applies the inverse order."""
 
     node_name = "PermuteBackward0"
@@ -81,13 +81,13 @@ class Permute(TensorFunction):
     @staticmethod
     def backward(ctx, grad):
         inverse = tuple(sorted(range(len(ctx.axes)), key=ctx.axes.__getitem__))
-        return compute.permute(grad, inverse)
+        return grad.permute(*inverse)
 
 
 Transpose = renamed(Permute, "Transpose", "TransposeBackward0")  # transpose(d0, d1): two axes swapped
 
 
-class T(TensorFunction):
+class T(Function):
     """``t()``: the transpose of a matrix (what ``Linear`` applies to its weight)."""
 
     node_name = "TBackward0"
@@ -99,10 +99,10 @@ class T(TensorFunction):
 
     @staticmethod
     def backward(ctx, grad):
-        return compute.t(grad) if len(compute.shape(grad)) == 2 else grad
+        return grad.t() if grad.ndim == 2 else grad
 
 
-class Clone(TensorFunction):
+class Clone(Function):
     """``clone()``: a copy with its own memory.  ∂/∂x = 1."""
 
     node_name = "CloneBackward0"
@@ -117,7 +117,7 @@ class Clone(TensorFunction):
         return grad
 
 
-class Copy(TensorFunction):
+class Copy(Function):
     """``self.copy_(src)`` (PyTorch's ``CopyBackwards``): ``src`` broadcast to self's shape, in self's dtype
     (``dtype=``) and on self's device.  Self's old value is overwritten: its gradient is 0; ``src``'s is the
     gradient summed back to its shape, in its dtype, on its device.
@@ -127,10 +127,10 @@ class Copy(TensorFunction):
     So no two leaves share one gradient Tensor, nor a seed's memory."""
 
     node_name = "CopyBackwards"
-    ctx_slots = ("source",)  # src's shape and device (None for a number)
+    ctx_slots = ("source",)  # src's shape, device and dtype (None for a number)
 
     @staticmethod
-    def forward(ctx, target, src, dtype=None):
+    def forward(ctx, target, src, dtype=None, src_dtype=None):
         be = backend(src if target is None else target)
         if target is None:
             ctx.source = None
@@ -140,30 +140,21 @@ class Copy(TensorFunction):
         if source is None:  # a number
             ctx.source = None
             return be.full(shape, src, storage_dtype(dtype))
-        ctx.source = (source.shape(src), source.name)
+        ctx.source = (source.shape(src), source.name, src_dtype)
         if source is not be:  # another device: the numbers move (PyTorch's copy_ across devices)
             src = be.from_host(source.to_host(src), source.dtype(src))
         return be.astype(be.broadcast_to(src, shape), dtype)
 
     @staticmethod
     def backward(ctx, grad):
-        old, src = ctx._next
+        old, src = ctx.needs_input_grad
         zeros = None
-        if old is not None:  # self's old history needs a gradient: 0, it was overwritten
-            be = backend(data_of(grad))
-            zeros = be.full(be.shape(data_of(grad)), 0.0, be.dtype(data_of(grad)))
-            zeros = grad._wrap(zeros, grad.dtype, None) if is_tensor(grad) else zeros
-        if src is None or ctx.source is None:  # a number, or a leaf's first .grad (the gradient as it is)
-            return zeros, None if src is None else grad
-        shape, device = ctx.source
-        dtype = (src[0] if type(src) is tuple else src)._dtype  # src's dtype, which its node keeps
-        grad = compute.sum_to(grad, shape)
-        if is_tensor(grad):
-            return zeros, grad.to(dtype, device)
-        be = backend(grad)
-        if be.name != device:
-            return zeros, get_backend(device).from_host(be.to_host(grad), storage_dtype(dtype))
-        return zeros, grad if be.dtype(grad) == storage_dtype(dtype) else be.astype(grad, dtype)
+        if old:  # self's old history needs a gradient: 0, it was overwritten
+            zeros = compute.zeros_like(grad)
+        if not src or ctx.source is None:  # a number, or a leaf's first .grad (the gradient as it is)
+            return zeros, grad if src else None
+        shape, device, dtype = ctx.source
+        return zeros, compute.sum_to(grad, shape).to(dtype, device)
 
 
 # -- the methods ---------------------------------------------------------------------------------------
@@ -238,7 +229,7 @@ def copy_(x: Tensor, src: Any) -> Tensor:
     x._check_view_in_place()
     # (an integer Tensor is not differentiable: only its numbers change; the result keeps x's dtype)
     with grad_mode.no_grad() if x.dtype in INTEGERS else contextlib.nullcontext():
-        x._in_place(Partial(Copy, dtype=x.dtype), src)
+        x._in_place(Partial(Copy, dtype=x.dtype, src_dtype=getattr(src, "dtype", None)), src)
     return x
 
 

@@ -58,21 +58,6 @@ def storage_dtype(dtype: str) -> str:
     return "float32" if dtype == "bfloat16" else dtype
 
 
-def round_gradient(g: Any, dtype: str) -> Any:
-    """A gradient array rounded to ``dtype`` (anything else, such as a Tensor under create_graph, as it is)."""
-    be = _array_types.get(type(g))
-    if be is not None and (dtype == "bfloat16" or be.dtype(g) != dtype):
-        return be.astype(g, dtype)
-    return g
-
-
-def add_gradients(a: Any, b: Any) -> Any:
-    """``a + b`` for two gradients, kept an array (NumPy adds two 0-d arrays up to a NumPy scalar)."""
-    total = a + b
-    be = _array_types.get(type(a))
-    return total if be is None or type(total) is type(a) else be.from_host(total, be.dtype(total))
-
-
 def is_device(x: Any) -> bool:
     """Does ``x`` name a device (``"cpu"``, ``"cuda"``, ``"cuda:0"``)?"""
     name = str(x)

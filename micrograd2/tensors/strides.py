@@ -33,26 +33,18 @@ def contiguous_strides(shape: tuple[int, ...]) -> Strides:
     return tuple(reversed(out))
 
 
-class _Replay:
-    """The ctx of a view's ``forward`` replayed on plain arrays: outside the graph, unseen by the tracer."""
-
-    needs_input_grad = (False,)
-
-    def save_for_backward(self, *arrays: Any) -> None:
-        pass
-
-
 def _positions(view: Tensor) -> Any:
     """Where each element of ``view`` is in its base (a host int64 array of the view's shape): the view's
-    steps replayed on the base's element numbers."""
+    steps' forwards run again on the base's element numbers, each with a node of its own Function that
+    records nothing (no edge, never in the graph; unseen by the tracer)."""
     steps, link = [], view._view_steps
     while link is not None:
-        fn, attributes, link = link
-        steps.append((fn, attributes))
+        steps.append(link)
+        link = link.parent
     be = view._base._backend
     where = element_numbers(be, be.shape(view._base.data))
-    for fn, attributes in reversed(steps):
-        where = fn.forward(_Replay(), where, **attributes)
+    for step in reversed(steps):
+        where = step.fn.forward(step.fn.unrecorded_ctx(1), where, **step.attributes)
     return np.asarray(be.to_host(where))
 
 

@@ -20,7 +20,6 @@ import numbers
 from typing import Any, Iterator
 
 from ..autograd import Variable, grad_mode
-from ..autograd.node import VersionCounter
 from ..backends import array_types, get_backend
 from ..backends.base import ArrayBackend
 from . import arithmetic, casts, clamping, indexing, linalg, printing, reductions, shapes, strides, unary, views
@@ -30,11 +29,9 @@ from .losses import LogSoftmax
 from .storage import (
     FLOATS,
     INTEGERS,
-    add_gradients,
     check_tensor_dtype,
     cross_device,
     promote,
-    round_gradient,
     storage_dtype,
 )
 from .tensor_hooks import TensorHook
@@ -76,15 +73,8 @@ class Tensor(Variable):
 
     def _fill(self, data: Any, be: Any, dtype: str, grad_fn: Any) -> None:
         """Every slot set: a fresh Tensor holding ``data`` (a new leaf when ``grad_fn`` is None)."""
-        self.data = data
+        self._set_slots(data, dtype, grad_fn)
         self._backend = be
-        self._grad = None
-        self.grad_fn = grad_fn
-        self._requires_grad = grad_fn is not None
-        self.label = None
-        self.dtype = dtype
-        self._accumulator = None
-        self._version_counter = None
         self._base = self._view_steps = self._views = None
 
     def _set_requires_grad(self, flag: bool) -> None:
@@ -116,16 +106,39 @@ class Tensor(Variable):
 
     _promote = staticmethod(promote)
 
-    @classmethod
-    def _round_gradient(cls, grad: Any, dtype: str) -> Any:
-        return round_gradient(grad, dtype)
+    # NOTE [What backward receives] (autograd/function.py): a Tensor's backward receives Tensors, and
+    # the gradients the walk carries for a Tensor graph are Tensors (NOTE [Backward on Tensors]).
+    backward_receives_variables = True
 
     @classmethod
-    def _add_gradients(cls, a: Any, b: Any) -> Any:
-        return add_gradients(a, b)
+    def _round_gradient(cls, grad: Tensor, dtype: str) -> Tensor:
+        """The gradient in ``dtype`` (itself when it is already), as PyTorch's engine casts one to
+        its input's dtype."""
+        return grad if grad.dtype == dtype else grad.to(dtype)
 
-    def _seed(self, gradient: Any) -> Any:
-        be = self._backend
+    @classmethod
+    def _add_gradients(cls, a: Tensor, b: Tensor) -> Tensor:
+        return a + b
+
+    @classmethod
+    def _zeros_like(cls, data: Any, dtype: str) -> Tensor:
+        be = _array_types[type(data)]
+        return cls._wrap(be.full(be.shape(data), 0.0, be.dtype(data)), dtype, None)
+
+    def _accumulate(self, grad: Tensor) -> Tensor:
+        """As PyTorch's ``AccumulateGrad``: outside ``create_graph`` a ``.grad`` is added to **in
+        place**, so it keeps its identity; while recording, the sum is a new Tensor in the graph."""
+        new = super()._accumulate(grad)
+        old = self._grad
+        if old is not None and old.grad_fn is None and not grad_mode.state.grad_enabled:
+            old._assign(new.data)
+            old._bump_version()
+            return old
+        return new
+
+    def _seed(self, gradient: Any) -> Tensor:
+        """The gradient a backward from this Tensor starts with: ones for a one-element Tensor,
+        else ``gradient`` (a Tensor of its shape, or what ``tensor()`` takes), in its dtype."""
         if gradient is None:
             if self.numel() != 1:
                 raise RuntimeError(
@@ -133,7 +146,7 @@ class Tensor(Variable):
                     f"What to do: this Tensor has shape {self.shape}; reduce it first (y.sum().backward()) "
                     "or pass a gradient of its shape: y.backward(gradient=mg.tensor(...))."
                 )
-            return be.full(self.shape, 1.0, storage_dtype(self.dtype))
+            return self._wrap(self._backend.full(self.shape, 1.0, storage_dtype(self.dtype)), self.dtype, None)
         if not isinstance(gradient, Tensor):
             if isinstance(gradient, (str, bytes, Variable)) or gradient is None:
                 raise TypeError(f"backward(gradient=...) needs a Tensor, got {type(gradient).__name__}")
@@ -149,18 +162,16 @@ class Tensor(Variable):
                 f"invalid gradient at index 0 - expected device {self.device} but got {gradient.device}\n"
                 f"What to do: move the gradient with .to({self.device!r})."
             )
-        if gradient.requires_grad:
+        if gradient.requires_grad or gradient.dtype == self.dtype:
             return gradient
-        g = gradient.data
-        return g if gradient.dtype == self.dtype else be.astype(g, self.dtype)
+        return self._wrap(self._backend.astype(gradient.data, self.dtype), self.dtype, None)
 
-    def _as_grad(self, grad: Any) -> Any:
-        """``.grad``'s first value: a Tensor holding a fresh copy (so no two ``.grad`` share memory); of a
-        Tensor gradient (create_graph), a copy in the graph, as PyTorch's ``CopyBackwards``."""
-        if isinstance(grad, Variable):
+    def _as_grad(self, grad: Tensor) -> Tensor:
+        """``.grad``'s first value: a fresh copy of the gradient (so no two ``.grad`` share memory); of a
+        recorded gradient (create_graph), a copy in the graph, as PyTorch's ``CopyBackwards``."""
+        if grad.requires_grad:
             return shapes.Copy.apply(None, grad)
-        be = _array_types[type(grad)]
-        return Tensor._wrap(be.astype(grad, self.dtype), self.dtype, None)
+        return Tensor._wrap(grad._backend.astype(grad.data, self.dtype), self.dtype, None)
 
     def _assign(self, data: Any) -> None:
         be = self._backend
@@ -176,24 +187,21 @@ class Tensor(Variable):
 
     def _snapshot(self) -> Variable:
         """The Tensor before an in-place op, with its own copy of the data (the op may save it)."""
-        twin = self._wrap(self._backend.astype(self.data, storage_dtype(self.dtype)), self.dtype, self.grad_fn)
-        twin._requires_grad = self._requires_grad
-        twin._accumulator = self._accumulator
+        twin = super()._snapshot()
+        twin.data = self._backend.astype(self.data, storage_dtype(self.dtype))
         return twin
 
     def detach(self) -> Tensor:
         """A new leaf with ``requires_grad=False`` that shares this Tensor's array and version counter."""
-        if self._version_counter is None:
-            self._version_counter = VersionCounter()
         out = Tensor._wrap(self.data, self.dtype, None)
-        out._version_counter = self._version_counter
+        out._share_version_counter(self)
         out.label = self.label
         return out
 
     def register_hook(self, hook: Any) -> Any:
         """Run ``hook(grad)`` — ``grad`` a Tensor, as in PyTorch — when this Tensor's gradient is
         computed; a Tensor it returns replaces the gradient (tensor_hooks.py).  Returns a handle with ``.remove()``."""
-        return super().register_hook(TensorHook(hook, self.dtype, Tensor))
+        return super().register_hook(TensorHook(hook, Tensor))
 
     def detach_(self) -> Tensor:
         """Make this Tensor a leaf outside the graph, in place (refused on a view, as PyTorch)."""
@@ -202,8 +210,7 @@ class Tensor(Variable):
                 "Can't detach views in-place. Use detach() instead.\n"
                 "What to do: y = t.detach() gives a leaf outside the graph (sharing t's memory)."
             )
-        self.grad_fn, self._accumulator, self._requires_grad = None, None, False  # (no edge (node, k) kept)
-        return self
+        return super().detach_()
 
     # -- reading ----------------------------------------------------------------------------------
     @property
@@ -415,7 +422,7 @@ class Tensor(Variable):
     __iadd__, __isub__ = arithmetic.add_, arithmetic.sub_
     __imul__, __itruediv__ = arithmetic.mul_, arithmetic.div_
 
-    def _in_place(self, fn: Any, *others: Any) -> Variable:
+    def _in_place(self, fn: Any, *others: Any) -> Tensor:
         """The core's in-place machinery; for a view or a base of views, ``views.in_place`` (both
         histories change).  An input that shares only some of self's memory is refused, as in PyTorch."""
         strides.refuse_partial_overlap(self, others)

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
 
-from .compute import TensorFunction, backend, binary, div, is_tensor, mul, recorder, sgn, sub, where
+from ..autograd import Function
+from .compute import backend, recorder, sgn, where
 
 if TYPE_CHECKING:
     from .tensor import Tensor
 
 
-def on_floats(fn: type[TensorFunction]) -> Callable[[Any], Any]:
+def on_floats(fn: type[Function]) -> Callable[[Any], Any]:
     """The method ``x.exp()`` for the one-input ``fn``: an integer Tensor is made float32 first."""
     one_input = recorder(fn, 1)
 
@@ -32,10 +33,11 @@ def _output_kept(ctx: Any, op: str, x: Any) -> Any:
     return out
 
 
-class Exp(TensorFunction):
+class Exp(Function):
     """eˣ.  Keeps its output: ∂/∂x = eˣ."""
 
     node_name = "ExpBackward0"
+    saved_names = ("result",)
     autocast = "fp32"
 
     @staticmethod
@@ -45,13 +47,14 @@ class Exp(TensorFunction):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        return mul(grad, out)
+        return grad * out
 
 
-class Log(TensorFunction):
+class Log(Function):
     """ln x.  ∂/∂x = 1/x."""
 
     node_name = "LogBackward0"
+    saved_names = ("self",)
     autocast = "fp32"
 
     @staticmethod
@@ -62,13 +65,14 @@ class Log(TensorFunction):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return div(grad, x)
+        return grad / x
 
 
-class Tanh(TensorFunction):
+class Tanh(Function):
     """tanh x.  Keeps its output: ∂/∂x = 1 − tanh²x."""
 
     node_name = "TanhBackward0"
+    saved_names = ("result",)
 
     @staticmethod
     def forward(ctx, x):
@@ -77,14 +81,15 @@ class Tanh(TensorFunction):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        return mul(grad, sub(1.0, mul(out, out)) if is_tensor(out) else binary("sub", 1.0, binary("mul", out, out)))
+        return grad * (1.0 - out * out)
 
 
-class Relu(TensorFunction):
+class Relu(Function):
     """max(x, 0) (−0.0 and nan pass through).  Keeps its output: ∂/∂x = g where the output is not ≤ 0
     (so nan passes), else 0: PyTorch's ``threshold_backward``."""
 
     node_name = "ReluBackward0"
+    saved_names = ("result",)
 
     @staticmethod
     def forward(ctx, x):
@@ -93,33 +98,34 @@ class Relu(TensorFunction):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        if is_tensor(grad, out):
-            return ThresholdBackward.apply(grad, out)
-        return where(backend(out).binary("eq", out, 0.0), 0.0, grad)  # relu's output is ≤ 0 only at ±0
+        return ThresholdBackward.apply(grad, out)
 
 
-class ThresholdBackward(TensorFunction):
-    """relu's backward, recorded (create_graph): g where relu's output is not 0, else 0.  It depends on
-    that output too, with derivative 0 (PyTorch's ``ThresholdBackwardBackward0``)."""
+class ThresholdBackward(Function):
+    """relu's backward (PyTorch's ``threshold_backward``): g where relu's output is not 0, else 0 (that
+    output is ≤ 0 only at ±0).  Recorded (create_graph) as ``ThresholdBackwardBackward0``; it depends on
+    the output too, with derivative 0."""
 
     node_name = "ThresholdBackwardBackward0"
     ctx_slots = ("zero",)
 
     @staticmethod
     def forward(ctx, grad, out):
-        ctx.zero = backend(out).binary("eq", out, 0.0)
-        return where(ctx.zero, 0.0, grad)
+        be = backend(out)
+        ctx.zero = be.binary("eq", out, 0.0)
+        return be.where(ctx.zero, 0.0, grad)
 
     @staticmethod
     def backward(ctx, grad):
-        return where(ctx.zero, 0.0, grad), where(ctx.zero, 0.0, mul(grad, 0.0))
+        return where(ctx.zero, 0.0, grad), where(ctx.zero, 0.0, grad * 0.0)
 
 
-class Sigmoid(TensorFunction):
+class Sigmoid(Function):
     """σ(x) = 1 / (1 + e⁻ˣ), PyTorch's formula.  Keeps its output: ∂/∂x = g·(1 − σ)·σ (PyTorch's
     ``sigmoid_backward``, in its order)."""
 
     node_name = "SigmoidBackward0"
+    saved_names = ("result",)
 
     @staticmethod
     def forward(ctx, x):
@@ -128,13 +134,14 @@ class Sigmoid(TensorFunction):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        return mul(mul(grad, sub(1.0, out)), out)
+        return grad * (1.0 - out) * out
 
 
-class Sqrt(TensorFunction):
+class Sqrt(Function):
     """√x.  Keeps its output: ∂/∂x = 1 / (2√x) (inf at 0)."""
 
     node_name = "SqrtBackward0"
+    saved_names = ("result",)
 
     @staticmethod
     def forward(ctx, x):
@@ -143,13 +150,14 @@ class Sqrt(TensorFunction):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        return div(grad, mul(out, 2.0))
+        return grad / (out * 2.0)
 
 
-class Abs(TensorFunction):
+class Abs(Function):
     """|x|.  ∂/∂x = g·sgn(x) (0 at 0 and at nan, as PyTorch's sgn)."""
 
     node_name = "AbsBackward0"
+    saved_names = ("self",)
 
     @staticmethod
     def forward(ctx, x):
@@ -159,11 +167,11 @@ class Abs(TensorFunction):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return mul(grad, Sgn.apply(x) if is_tensor(x) else sgn(x))
+        return grad * Sgn.apply(x)
 
 
-class Sgn(TensorFunction):
-    """sgn(x) with derivative 0: what abs's recorded backward multiplies by (PyTorch's ``SgnBackward0``)."""
+class Sgn(Function):
+    """sgn(x) with derivative 0: what abs's backward multiplies by (recorded: PyTorch's ``SgnBackward0``)."""
 
     node_name = "SgnBackward0"
 
@@ -173,4 +181,4 @@ class Sgn(TensorFunction):
 
     @staticmethod
     def backward(ctx, grad):
-        return mul(grad, 0.0)
+        return grad * 0.0

@@ -18,25 +18,33 @@ On CUDA only ``reshape`` makes true views (indexing and transposing copy); the h
 the same way, a view's numbers are copied again after an in-place op on its base, and an in-place op
 on such a copy is written into its base, under ``no_grad`` too.
 
-A view keeps the steps that make it from its base (``_view_steps``: its last step and the steps before
-it, a linked list, so a long chain of views costs one link each); a base keeps its live views, weakly
-(``_views``).
+A view keeps the steps that make it from its base (``_view_steps``: its last ``ViewStep``, which links
+to the steps before it, so a long chain of views costs one link each); a base keeps its live views,
+weakly (``_views``).
 """
 from __future__ import annotations
 
 import contextlib
 import weakref
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..autograd import Variable, grad_mode
-from ..autograd.node import VersionCounter
-from .compute import TensorFunction, backend, is_tensor, mask_mul
+from ..autograd import Function, Variable, grad_mode
+from .compute import mask_mul
 from .indexing import AsStrided, Select, SetItem, Slice, UnsqueezeIndex, element_numbers, write_at
 from .shapes import View
 
 INDEXING = (Select, Slice, UnsqueezeIndex)  # the views that ``x[index] = …`` can write back
+
+
+class ViewStep(NamedTuple):
+    """One step from a base to a view: the view Function ``fn`` applied with ``attributes``, after
+    the steps ``parent`` (``None``: the first step, from the base itself)."""
+
+    fn: type[Function]
+    attributes: dict[str, Any]
+    parent: ViewStep | None
 
 
 def record(view: Any, source: Any, fn: Any, attributes: dict[str, Any]) -> None:
@@ -45,12 +53,10 @@ def record(view: Any, source: Any, fn: Any, attributes: dict[str, Any]) -> None:
     (A ``reshape`` that had to copy is no view, as in PyTorch.)"""
     if fn is View and not source._backend.shares_memory(view.data, source.data):
         return
-    if source._version_counter is None:
-        source._version_counter = VersionCounter()
-    view._version_counter = source._version_counter
+    view._share_version_counter(source)
     base = source._base if source._base is not None else source
     view._base = base
-    view._view_steps = (fn, attributes, source._view_steps)
+    view._view_steps = ViewStep(fn, attributes, source._view_steps)
     if base._views is None:
         base._views = weakref.WeakValueDictionary()  # keyed by id: a Tensor's == is elementwise
     base._views[id(view)] = view
@@ -61,7 +67,7 @@ def aliased(t: Any) -> bool:
     return t._base is not None or bool(t._views)
 
 
-class CopySlices(TensorFunction):
+class CopySlices(Function):
     """An in-place op on a view, recorded on the base as PyTorch's ``CopySlices``: the base with the op's
     result written where the view's elements are.  Its edges are the base's old history, then the op's
     other inputs (``base[0].mul_(w)``: base, w); the op's own node (``op``, e.g. ``MulBackward0``) is kept
@@ -70,6 +76,7 @@ class CopySlices(TensorFunction):
     its other gradients go to the other inputs."""
 
     node_name = "CopySlices"
+    saved_names = ("fn",)
     ctx_slots = ("index", "keep")
 
     @staticmethod
@@ -83,14 +90,12 @@ class CopySlices(TensorFunction):
     def backward(ctx, grad):
         (op,), index = ctx.saved_tensors, ctx.index
         if op is None:  # the op recorded nothing: the view's elements were overwritten by a constant
-            return mask_mul(grad, ctx.keep), *([None] * (len(ctx._next) - 1))
-        part = grad[index] if is_tensor(grad) else backend(grad).getitem(grad, index)
-        grads = op(part)
+            return mask_mul(grad, ctx.keep), *([None] * (len(ctx.needs_input_grad) - 1))
+        grads = op(grad[index])
         grads = grads if type(grads) is tuple else (grads,)
         if grads[0] is None:
             return mask_mul(grad, ctx.keep), *grads[1:]
-        written = SetItem.apply(grad, grads[0], index=index) if is_tensor(grad) else write_at(grad, grads[0], index)[0]
-        return written, *grads[1:]
+        return SetItem.apply(grad, grads[0], index=index), *grads[1:]
 
 
 def in_place(t: Any, fn: Any, others: tuple[Any, ...]) -> Any:
@@ -140,21 +145,20 @@ def _where_in_base(view: Any, made: dict[int, Any]) -> Any:
     """Where ``view``'s elements are in its base, as an index of the base: the view's own index when it
     was made by one indexing, else integer arrays found by making the same view of the base's element
     numbers.  ``made``: id of a steps link -> those numbers after those steps (views of views share them)."""
-    fn, attributes, before = view._view_steps
-    if before is None and fn in INDEXING:
-        return attributes["index"]
+    last = view._view_steps
+    if last.parent is None and last.fn in INDEXING:
+        return last.attributes["index"]
     base = view._base
     be = base._backend
     shape = be.shape(base.data)
-    pending, link = [], view._view_steps
+    pending, link = [], last
     while link is not None and id(link) not in made:
         pending.append(link)
-        link = link[2]
+        link = link.parent
     with grad_mode.no_grad():
         where = base._wrap(element_numbers(be, shape), "int64", None) if link is None else made[id(link)]
         for link in reversed(pending):
-            fn, attributes, _ = link
-            where = made[id(link)] = fn.apply(where, **attributes)
+            where = made[id(link)] = link.fn.apply(where, **link.attributes)
     return np.unravel_index(np.asarray(be.to_host(where.data)), shape)
 
 

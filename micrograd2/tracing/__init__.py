@@ -2,6 +2,8 @@
 
 ``tracer.py`` records, ``records.py`` holds the event dataclasses, ``values.py``
 keeps and formats values (floats or arrays alike), ``narrate.py`` writes the lesson.
+``nodes.py`` is how this layer, the diagrams, the exercises and the lessons read a graph:
+one walk, a Variable's node and ``.grad``, and saved values by PyTorch's names.
 """
 from __future__ import annotations
 

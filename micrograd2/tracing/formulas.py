@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
+from .names import CONST
 from .records import TraceEvent
 from .values import format_value
 
 MAX_LISTED = 6  # inputs listed one by one; more are elided
-CONST = "const"  # the name of an input that is a plain number
 
 # How tightly an expression binds: an operand is put in parentheses when it binds less than its place needs.
 ADD, MUL, NEG, POW, ATOM = 1, 2, 3, 4, 5
@@ -74,8 +74,13 @@ def num(ev: TraceEvent, i: int) -> str:
     return number(ev.inputs[i][1]) if i < len(ev.inputs) else "?"
 
 
-def saved(ev: TraceEvent, j: int) -> Any:
-    return ev.saved[j][1] if j < len(ev.saved) else None
+def saved(ev: TraceEvent, name: str) -> Any:
+    """What the op saved under PyTorch's ``name`` (``exponent``, ``self``, ``result``), else None
+    (NOTE [Saved values by name] in nodes.py)."""
+    for saved_name, (_, value) in zip(ev.saved_names, ev.saved):
+        if saved_name == name:
+            return value
+    return None
 
 
 def out(ev: TraceEvent) -> str:
@@ -93,13 +98,13 @@ def _minus_one(p: Any) -> str:
 
 
 def _exponent(ev: TraceEvent) -> str:
-    p = saved(ev, 1)
+    p = saved(ev, "exponent")
     return "p" if p is None else number(p)
 
 
 # -- the ops ------------------------------------------------------------------------------------
 def _pow_local(ev: TraceEvent, i: int) -> str:
-    p = saved(ev, 1)
+    p = saved(ev, "exponent")
     if p is None:
         return f"p·{name(ev, 0, ATOM)}^(p−1)"
     return f"{number(p)}·{name(ev, 0, ATOM)}^{_minus_one(p)} ({number(p)}·{num(ev, 0)}^{_minus_one(p)})"
@@ -177,7 +182,9 @@ def _rsub_forward(ev: TraceEvent) -> str:
 
 
 def _rpow_base(ev: TraceEvent) -> str:
-    return number(saved(ev, 1))
+    """The base ``c`` of ``c ** x`` (PyTorch's PowBackward2 saves it as ``self``), else ``c``."""
+    c = saved(ev, "self")
+    return "c" if c is None else number(c)
 
 
 Explain = tuple[Callable[[TraceEvent], str], Callable[[TraceEvent, int], str]]

@@ -20,6 +20,7 @@ import weakref
 from typing import Any
 
 from ..autograd.variable import Variable
+from .nodes import outputs_of
 
 CONST = "const"  # the name of an input that is a plain number
 MAX_EXPRESSION = 24  # longer expressions are not used as names: the value gets a counter (v7)
@@ -102,8 +103,7 @@ class Names:
 
     def __init__(self) -> None:
         self.ids = IdentityMap()  # node -> "MulBackward0#3"
-        self.values = IdentityMap()  # node -> the name of the Value it made, when unlabelled
-        self.later_values = IdentityMap()  # node of several outputs -> {k: the name of its output k >= 1}
+        self.values = IdentityMap()  # node -> {k: the name of its output k, when unlabelled}
         self.others = IdentityMap()  # a Value no recorded node made -> "leaf#2" (or its expression)
         self.records = IdentityMap()  # node -> NodeRecord
         self.counters: dict[str, int] = {}
@@ -122,22 +122,18 @@ class Names:
         return name
 
     def value_name(self, node: Any, nr: int = 0) -> str:
-        """The name of the (unlabelled) Value ``node`` made, its output ``nr``: its short expression, else ``v7``."""
-        if nr:
-            later = self.later_values.setdefault(node, {})
-            if nr not in later:
-                later[nr] = self._new_value_name(node, nr)
-            return str(later[nr])
-        name = self.values.get(node)
-        if name is None:
-            name = self.values[node] = self._new_value_name(node, 0)
-        return str(name)
+        """The name of the (unlabelled) Value ``node`` made, its output ``nr``: its short
+        expression, else ``v7``."""
+        names = self.values.setdefault(node, {})
+        if nr not in names:
+            names[nr] = self._new_value_name(node, nr)
+        return str(names[nr])
 
     def _new_value_name(self, node: Any, nr: int) -> str:
         """Output ``nr``'s expression (``Unbind(x)[1]`` for a node of several outputs) if short, else ``v7``."""
         record = self.records.get(node)
         formula = record.formula if record is not None else None
-        if formula is not None and getattr(node, "_several", False):
+        if formula is not None and len(outputs_of(node)) > 1:
             formula = f"{formula}[{nr}]"
         return formula if formula is not None and short(formula) else self.number("v", "")
 

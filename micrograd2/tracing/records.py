@@ -36,11 +36,12 @@ class TraceEvent:
       ``leaf#2`` (unlabelled leaf).
     * ``output``: the op's forward value; ``inputs``: its inputs as ``(name, value)``
       pairs (a number is named ``const``); ``input_ids``: for each input, the
-      ``node_id`` its gradient goes to (``None``: no gradient); ``input_nrs``: for each input, which output
-      of that node it is — set only when one is output k >= 1 of a node of several outputs (unbind, a
-      custom Function's), else ``()``.
+      ``node_id`` its gradient goes to (``None``: no gradient); ``input_nrs``: for each input, which
+      output of that node it is (its edge's ``input_nr``: 0, or k for output k of a node of many).
     * ``grad_output``: the upstream gradient; ``grad_inputs``: ``(name, gradient)``
-      per input; ``saved``: ``(name, value)`` of what the node saved (forward, backward) or freed (free).
+      per input; ``saved``: ``(name, value)`` of what the node saved (forward, backward) or freed
+      (free), named as the Value (``None`` for a number); ``saved_names``: the op's name for each,
+      PyTorch's (``self``, ``other``, ``result``, ``exponent``), which formulas read them by.
     * ``old``/``new``: ``.grad`` before and after (accumulate); ``before``/``after``:
       the gradient a hook received and passed on (hook); ``hook``: its name.
     * ``op``: the Function's class name (``Mul``, ``SquareAndDouble``).
@@ -62,6 +63,7 @@ class TraceEvent:
     grad_output: Any = None
     grad_inputs: Named = ()
     saved: tuple[tuple[str | None, Any], ...] = ()
+    saved_names: tuple[str, ...] = ()
     old: Any = None
     new: Any = None
     leaf: bool | None = None
@@ -79,7 +81,7 @@ class TraceEvent:
             if f.name in always or not _empty(value):
                 if f.name in ("inputs", "grad_inputs", "saved"):
                     out[f.name] = [[name, to_jsonable(v)] for name, v in value]
-                elif f.name in ("input_ids", "input_nrs"):
+                elif f.name in ("input_ids", "input_nrs", "saved_names"):
                     out[f.name] = list(value)
                 else:
                     out[f.name] = to_jsonable(value)

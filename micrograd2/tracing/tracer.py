@@ -18,22 +18,25 @@ pass (``events.listening``); see ``benchmarks/bench_trace.py``.
 from __future__ import annotations
 
 import logging
+import re
 import warnings
 import weakref
 from types import TracebackType
 from typing import Any, Callable, Iterable
 
 from ..autograd import events
-from ..autograd.node import AccumulateGrad, Node
+from ..autograd.node import INPUT, OUTPUT, AccumulateGrad, Node
 from ..autograd.variable import Variable
 from .formulas import forward_formula
 from .names import CONST, IdentityMap, Names, NodeRecord
 from .narrate import LiveNarration, logger
+from .nodes import creation_order, node_of, outputs_of, reachable, saved_items
 from .records import Pass, TraceEvent
 from .values import snapshot
 
 __all__ = ["CONST", "IdentityMap", "NodeRecord", "Tracer", "trace"]
 
+Saved = tuple[tuple[tuple[str | None, Any], ...], tuple[str, ...]]  # an event's saved, saved_names
 _narrating: list[Tracer] = []  # the active tracer that logs its narration (one, so nested ones don't repeat it)
 
 
@@ -147,17 +150,18 @@ class Tracer:
 
     @staticmethod
     def _input_values(node: Node) -> tuple[Any, ...]:
-        """Snapshots of the node's inputs as it tells them (``node.inputs``), an input that is output k >= 1 of
-        a node of several outputs (a custom Function's, unbind's) read from that node's ``_outputs``."""
-        return tuple(snapshot(value if nxt is None or nr == 0 else nxt._outputs[nr])
+        """Snapshots of the node's inputs: through an edge ``(nxt, nr)``, output ``nr`` of ``nxt``;
+        an input without an edge as the node tells it (``node.inputs``)."""
+        return tuple(snapshot(value if nxt is None else outputs_of(nxt)[nr])
                      for (nxt, nr), value in zip(node.next_functions, node.inputs))
 
     def _unlinked_name(self, node: Node, i: int) -> str:
         """The name of input ``i``, which has no edge (a number, or a Value that needs no gradient): the
-        Value's, if the op saved it at its own position (``save_for_backward(a, b)``), else ``const``."""
-        entries = node.saved_entries() if hasattr(node, "saved_entries") else ()
-        if isinstance(entries, tuple) and i < len(entries) and entries[i][0] == "input":
-            return self.name_of(entries[i][1])
+        Value's, if the op saved it at its own position (``save_for_backward(a, b)``, as
+        ``node.inputs`` reads it), else ``const``."""
+        items = saved_items(node)
+        if isinstance(items, tuple) and i < len(items) and items[i].role is INPUT:
+            return self.name_of(items[i].variable)
         return CONST
 
     def _complete(self, node: Node | None) -> bool:
@@ -172,24 +176,30 @@ class Tracer:
 
     @staticmethod
     def _nrs_of(node: Node) -> tuple[int, ...]:
-        """Which output of its node each input is, when one is output k >= 1 (else ``()``: all are output 0)."""
-        nrs = tuple(nr for _, nr in node.next_functions)
-        return nrs if any(nrs) else ()
+        """Which output of its node each input is: the ``input_nr`` of each edge."""
+        return tuple(nr for _, nr in node.next_functions)
 
-    def _saved_of(self, node: Node, output_name: str | None = None) -> tuple[tuple[str | None, Any], ...]:
-        entries = node.saved_entries() if hasattr(node, "saved_entries") else ()
-        if isinstance(entries, str):  # already freed
-            return ()
-        out: list[tuple[str | None, Any]] = []
-        for role, variable, value in entries:
-            if role == "input":
-                out.append((self.name_of(variable), snapshot(value)))
-            elif role == "output":
+    def _saved_of(self, node: Node, output_name: str | None = None) -> Saved:
+        """What ``node`` saved, as a ``TraceEvent``'s ``(saved, saved_names)``: ``(the Value's
+        name, value)`` per item (``None`` for a number; a ``None`` item is left out), and PyTorch's
+        name of each.  ``output_name`` names the saved output (default: its name now)."""
+        items = saved_items(node)
+        if isinstance(items, str):  # already freed
+            return (), ()
+        saved: list[tuple[str | None, Any]] = []
+        names: list[str] = []
+        for item in items:
+            if item.role is INPUT:
+                saved.append((self.name_of(item.variable), snapshot(item.data)))
+            elif item.role is OUTPUT:
                 name = self.names.output_name(node) if output_name is None else output_name
-                out.append((name, snapshot(value)))
-            elif value is not None:
-                out.append((None, snapshot(value)))
-        return tuple(out)
+                saved.append((name, snapshot(item.data)))
+            elif item.data is not None:
+                saved.append((None, snapshot(item.data)))
+            else:
+                continue
+            names.append(item.name)
+        return tuple(saved), tuple(names)
 
     # -- listening ------------------------------------------------------------------------------
     def _listen(self, kind: str, fields: dict[str, Any]) -> None:
@@ -235,9 +245,10 @@ class Tracer:
         names = tuple(self._input_name(x if isinstance(x, Variable) else None, nxt, CONST, nr)
                       for x, (nxt, nr) in zip(inputs, edges))
         ids = self._ids_of(node)
-        saved = self._saved_of(node, output_name="")  # the output's name is known once its formula is
+        saved, saved_names = self._saved_of(node, output_name="")  # named once its formula is known
         ev = TraceEvent("forward", node=node.name(), node_id=self.node_id(node), op=fn.__name__, output=out,
-                        inputs=tuple(zip(names, values)), input_ids=ids, input_nrs=self._nrs_of(node), saved=saved)
+                        inputs=tuple(zip(names, values)), input_ids=ids,
+                        input_nrs=self._nrs_of(node), saved=saved, saved_names=saved_names)
         refs = tuple(weakref.ref(x) if isinstance(x, Variable) else None for x in inputs)
         self.names.records[node] = NodeRecord(fn.__name__, out, weakref.ref(output), refs, names, values, ids,
                                               forward_formula(ev), complete=True)
@@ -246,7 +257,7 @@ class Tracer:
         self._append(ev)
 
     def _on_backward_start(self, roots: tuple[Any, ...], grads: tuple[Any, ...], pass_no: int) -> None:
-        starts = [r.grad_fn or r._accumulator for r in roots]
+        starts = [node_of(r) for r in roots]
         self.learn(starts)
         for root in roots:  # a root's own Value is at hand: its label names it
             record = self.names.records.get(root.grad_fn)
@@ -270,24 +281,16 @@ class Tracer:
         first), so names and numbers come out as if the trace had watched the forward pass.  A walk without
         recursion; it stops at nodes whose whole graph below is known (all of it, when the trace
         watched the forward pass)."""
-        stack = [n for n in starts if n is not None]
-        seen: set[Node] = set()
         unknown: list[Node] = []
         partial: list[NodeRecord] = []  # records of ops the trace saw, whose inputs were made before it
-        while stack:
-            node = stack.pop()
-            if node in seen:
-                continue
-            seen.add(node)
+        for node in reachable(starts, expand=self._incomplete):
             record = self.names.records.get(node)
-            if record is not None and record.complete:
-                continue
-            if record is not None:
+            if record is not None and not record.complete:
                 partial.append(record)
-            elif type(node) is not AccumulateGrad or self.names.ids.get(node) is None:
+            elif record is None and (type(node) is not AccumulateGrad
+                                     or self.names.ids.get(node) is None):
                 unknown.append(node)
-            stack.extend(n for n, _ in node.next_functions if n is not None)
-        for node in sorted(unknown, key=lambda n: n._seq):
+        for node in creation_order(unknown):
             self.node_id(node)
             if type(node) is not AccumulateGrad:
                 self.names.records[node] = self._read_node(node)
@@ -295,15 +298,21 @@ class Tracer:
         for record in partial:
             record.complete = True
 
+    def _incomplete(self, node: Node) -> bool:
+        """Whether ``learn`` must go below ``node``: the trace does not know its whole graph yet."""
+        record = self.names.records.get(node)
+        return record is None or not record.complete
+
     def _read_node(self, node: Node) -> NodeRecord:
         """A node's record read from the node (``node.output``, ``node.inputs``), its inputs' names from
         the nodes they came from."""
         names = tuple(self._input_name(None, nxt, CONST, nr) if nxt is not None else self._unlinked_name(node, i)
                       for i, (nxt, nr) in enumerate(node.next_functions))
         values = self._input_values(node)
-        op = getattr(getattr(node, "_fn", None), "__name__", None)
+        op = op_of(node)
+        saved, saved_names = self._saved_of(node, output_name="")
         ev = TraceEvent("forward", node=node.name(), op=op, inputs=tuple(zip(names, values)),
-                        saved=self._saved_of(node, output_name=""))
+                        saved=saved, saved_names=saved_names)
         return NodeRecord(op, snapshot(node.output), None, (None,) * len(names), names,
                           values, self._ids_of(node), forward_formula(ev), complete=True)
 
@@ -343,7 +352,8 @@ class Tracer:
         step = self._step
         record = self.names.records.get(node)
         names = self._input_names(node, record)
-        op = record.op if record is not None else getattr(getattr(node, "_fn", None), "__name__", None)
+        op = record.op if record is not None else op_of(node)
+        saved, saved_names = self._saved_of(node)
         self._append(TraceEvent(
             "backward", step=step, pass_no=state.record.pass_no, node=node.name(), node_id=self.node_id(node),
             label=self.names.output_name(node), op=op,
@@ -352,7 +362,7 @@ class Tracer:
             input_ids=record.input_ids if record is not None else self._ids_of(node), input_nrs=self._nrs_of(node),
             grad_output=snapshot(grad_output),
             grad_inputs=tuple(zip(names, (snapshot(g) for g in grad_inputs))),
-            saved=self._saved_of(node),
+            saved=saved, saved_names=saved_names,
         ))
         state.last_step, state.last_node = step, node
         for index in self._pending.pop(node, ()):
@@ -363,9 +373,10 @@ class Tracer:
     def _on_free(self, node: Node, saved: Any) -> None:
         state = self._state()
         step = state.last_step if state.last_node is node else None  # None: freed without a visit
+        saved_now, saved_names = self._saved_of(node)
         self._append(TraceEvent("free", step=step, pass_no=state.record.pass_no, node=node.name(),
                                 node_id=self.node_id(node), label=self.names.output_name(node),
-                                saved=self._saved_of(node)))
+                                saved=saved_now, saved_names=saved_names))
 
     def _on_accumulate(self, node: Node, variable: Any, old: Any, new: Any) -> None:
         state = self._state()
@@ -415,9 +426,16 @@ class Tracer:
         return f"<Tracer {state}: {len(self.events)} events, {len(self.passes)} backward passes>"
 
 
-def _node_name(fn: type) -> str | None:
-    node_class = getattr(fn, "_node_class", None)
-    return node_class.__name__ if node_class is not None else None
+def op_of(node: Node) -> str:
+    """The name of the Function whose node this is, read from the node's name: a custom Function's
+    ``SquareAndDoubleBackward`` -> ``SquareAndDouble``, a built-in ``MulBackward0`` -> ``Mul``."""
+    return re.sub(r"Backward\d*$", "", node.name()) or node.name()
+
+
+def _node_name(fn: type) -> str:
+    """The name of ``fn``'s node, as ``Function`` gives it: a built-in's own ``node_name``
+    (``MulBackward0``), else ``<ClassName>Backward``."""
+    return fn.__dict__.get("node_name") or f"{fn.__name__}Backward"
 
 
 def trace(max_events: int = 1_000_000, on_pass_end: Callable[[Tracer, Pass], None] | None = None) -> Tracer:

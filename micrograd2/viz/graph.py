@@ -19,13 +19,15 @@ visited, the gradients travelling from it, and the gradients filled so far.
 """
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..autograd.node import FREED, AccumulateGrad, Node
+from ..autograd.node import FREED, INPUT, OUTPUT, AccumulateGrad, Node
 from ..autograd.variable import Variable
-from ..tracing.names import NodeRecord
+from ..tracing.names import CONST, NodeRecord
+from ..tracing.nodes import grad_of, node_of, reachable, saved_items
 from ..tracing.records import TraceEvent
 from ..tracing.tracer import Tracer
 
@@ -80,26 +82,17 @@ class Skeleton:
 
 
 def _collect(start: Node | None) -> tuple[list[Node], int, bool, Counter[str]]:
-    """Nodes reachable from ``start``, breadth first, no recursion; counting stops at COUNT_LIMIT.
+    """Nodes reachable from ``start`` (``tracing.nodes.reachable``); counting stops at COUNT_LIMIT.
 
     Returns the nodes, how many were counted, whether counting stopped early, and
     (for a graph too large to draw) how many nodes of each kind were counted.
     """
-    if start is None:
-        return [], 0, False, Counter()
-    seen = {start}
-    order = [start]
-    i = 0
-    while i < len(order):
-        for nxt, _ in order[i].next_functions:
-            if nxt is not None and nxt not in seen:
-                if len(order) >= COUNT_LIMIT:
-                    return order, len(order), True, Counter(n.name() for n in order)
-                seen.add(nxt)
-                order.append(nxt)
-        i += 1
+    order = list(itertools.islice(reachable([start]), COUNT_LIMIT + 1))
+    truncated = len(order) > COUNT_LIMIT
+    if truncated:
+        order.pop()
     kinds = Counter(n.name() for n in order) if len(order) > MAX_NODES else Counter()
-    return order, len(order), False, kinds
+    return order, len(order), truncated, kinds
 
 
 class _Namer:
@@ -152,38 +145,32 @@ class _Namer:
 
 
 def _saved_items(node: Node, namer: _Namer, output_label: str) -> Any:
-    entries = node.saved_entries() if hasattr(node, "saved_entries") else ()
-    if entries == FREED:
+    """What ``node`` saved, as ``(name, value)`` boxes: an input by its Value's name, the output by
+    ``output_label``, a number unnamed (``tracing.nodes.saved_items`` reads them)."""
+    items = saved_items(node)
+    if isinstance(items, str):  # FREED
         return FREED
     out: list[tuple[str | None, Any]] = []
-    for role, variable, value in entries:
-        if role == "input":
-            out.append((namer.name(variable), value))
-        elif role == "output":
-            out.append((output_label, value))
-        elif value is not None:
-            out.append((None, value))
+    for item in items:
+        if item.role is INPUT:
+            out.append((namer.name(item.variable), item.data))
+        elif item.role is OUTPUT:
+            out.append((output_label, item.data))
+        elif item.data is not None:
+            out.append((None, item.data))
     return tuple(out)
-
-
-def _saved_output(node: Node) -> Any:
-    entries = node.saved_entries() if hasattr(node, "saved_entries") else ()
-    for role, _, value in entries if entries != FREED else ():
-        if role == "output":
-            return value
-    return None
 
 
 def from_root(root: Any, tracer: Tracer | None = None, show_saved: bool = False) -> Skeleton:
     """The skeleton of the live graph that produced ``root`` (see the module docstring)."""
-    start = root.grad_fn or root._accumulator
+    start = node_of(root)
     nodes, count, truncated, kinds = _collect(start)
     if count > MAX_NODES:  # a summary: only the root is named
         return Skeleton({}, start.name() if start is not None else None, str(root.label or "output"), root.data,
-                        root._grad, count, truncated, kinds)
+                        grad_of(root), count, truncated, kinds)
     namer = _Namer(nodes, tracer)
     root_label = namer.name(root)
-    sk = Skeleton({}, None, root_label, root.data, root._grad, count, truncated, kinds)
+    sk = Skeleton({}, None, root_label, root.data, grad_of(root), count, truncated, kinds)
     if start is None:
         return sk
     sk.root_id = namer.ids[start]
@@ -191,7 +178,7 @@ def from_root(root: Any, tracer: Tracer | None = None, show_saved: bool = False)
         sk.nodes[namer.ids[node]] = _live_node(node, namer, tracer, show_saved, root_label if node is start else None)
     top = sk.nodes[sk.root_id]
     if not top.is_leaf:
-        top.data, top.grad = root.data, root._grad
+        top.data, top.grad = root.data, grad_of(root)
     return sk
 
 
@@ -202,7 +189,7 @@ def _live_node(node: Node, namer: _Namer, tracer: Tracer | None, show_saved: boo
         leaf = node.variable
         if leaf is None:
             return SNode(nid, "AccumulateGrad", nid)
-        return SNode(nid, "AccumulateGrad", namer.name(leaf), leaf.data, leaf._grad)
+        return SNode(nid, "AccumulateGrad", namer.name(leaf), leaf.data, leaf.grad)
     record = namer.record(node)
     if label is None:
         label = namer.value(node)
@@ -212,10 +199,10 @@ def _live_node(node: Node, namer: _Namer, tracer: Tracer | None, show_saved: boo
         if record is not None:
             inputs.append(SInput(target, record.input_names[i], record.input_values[i], nr))
         elif nxt is None:
-            inputs.append(SInput(None, "const"))
+            inputs.append(SInput(None, CONST))
         else:
             inputs.append(SInput(target, namer.edge_name(nxt, nr), nr=nr))
-    data = record.output if record is not None else _saved_output(node)
+    data = record.output if record is not None else node.output
     saved = _saved_items(node, namer, label) if show_saved else None
     return SNode(nid, node.name(), label, data, None, inputs, saved)
 
@@ -237,11 +224,10 @@ def from_pass(tracer: Tracer, pass_no: int, show_saved: bool = False) -> Skeleto
             continue
         if ev.kind == "backward" and ev.node_id is not None:
             values = [v for _, v in ev.inputs] or [None] * len(ev.grad_inputs)
-            nrs = ev.input_nrs or (0,) * len(ev.input_ids)
-            sk.nodes[ev.node_id] = SNode(ev.node_id, ev.node or "", ev.label or ev.node_id, ev.output, None, [
-                SInput(target, name, value, nr)
-                for target, (name, _), value, nr in zip(ev.input_ids, ev.grad_inputs, values, nrs)
-            ], ev.saved if show_saved else None)
+            inputs = [SInput(target, name, value, nr) for target, (name, _), value, nr
+                      in zip(ev.input_ids, ev.grad_inputs, values, ev.input_nrs)]
+            sk.nodes[ev.node_id] = SNode(ev.node_id, ev.node or "", ev.label or ev.node_id, ev.output,
+                                         None, inputs, ev.saved if show_saved else None)
         elif ev.kind == "accumulate" and ev.leaf and ev.node_id is not None and ev.node_id not in sk.nodes:
             sk.nodes[ev.node_id] = SNode(ev.node_id, "AccumulateGrad", ev.label or ev.node_id)
     for node in list(sk.nodes.values()):  # inputs never visited: leaves, or nodes no gradient reached
@@ -316,7 +302,7 @@ def progress(tracer: Tracer, step: int | None) -> Progress:
             pr.grads[output_key(ev.node_id, k)] = g_out
             pr.partial.discard(output_key(ev.node_id, k))
         pr.visited.add(ev.node_id)
-        for target_id, (_, g), nr in zip(ev.input_ids, ev.grad_inputs, ev.input_nrs or (0,) * len(ev.input_ids)):
+        for target_id, (_, g), nr in zip(ev.input_ids, ev.grad_inputs, ev.input_nrs):
             if target_id is None or g is None or _class_of(target_id) == "AccumulateGrad":
                 continue
             if target_id not in pr.visited:
@@ -327,7 +313,7 @@ def progress(tracer: Tracer, step: int | None) -> Progress:
         pr.grads.setdefault(nid, old)
     if target is not None and target.node_id is not None:
         pr.current = target.node_id
-        nrs = target.input_nrs or (0,) * len(target.input_ids)
-        pr.flows = {output_key(t, nr): g for t, (_, g), nr in zip(target.input_ids, target.grad_inputs, nrs)
+        pr.flows = {output_key(t, nr): g
+                    for t, (_, g), nr in zip(target.input_ids, target.grad_inputs, target.input_nrs)
                     if t is not None}
     return pr

@@ -172,8 +172,15 @@ def test_batched_matmul_is_torchs_graph_shape_and_bmm_values(shapes, needs, dtyp
     ours, theirs = x @ y, tx @ ty
     assert graph_shape(ours.grad_fn) == graph_shape(theirs.grad_fn) and ours.shape == tuple(theirs.shape)
     if ours.grad_fn.name() == "UnsafeViewBackward0" and ours.grad_fn.next_functions[0][0].name() == "BmmBackward0":
-        # torch's bmm (its own loop below 400 multiply-adds a product, else one mm per batch index)
-        assert ours.detach().tolist() == theirs.tolist()
+        # torch's bmm: its own loop below 400 multiply-adds a product (the same bits), else one mm
+        # per batch index, whose BLAS adds in an order of its own on some CPUs (an AMD EPYC's)
+        m, k = shapes[0][-2:]
+        if m * k * shapes[1][-1] < 400:
+            assert ours.detach().tolist() == theirs.tolist()
+        else:
+            eps = np.finfo(dtype).eps
+            np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=8 * eps,
+                                       atol=8 * eps * k)
 
 
 @pytest.mark.parametrize("shapes", [((2, 3, 4), (2, 5, 6)), ((2, 3, 4), (5, 6)), ((2, 3, 4), (3, 4, 5)),

@@ -28,7 +28,7 @@ from micrograd2.autograd import Node
 def local_backward(node: Node, grad_output: float) -> tuple[Any, ...]:
     """Run one node's backward formula (given): one gradient (or None) per entry of ``node.next_functions``."""
     with mg.no_grad():  # as the engine does: backward itself is not recorded
-        grads = node._fn.backward(node, grad_output)  # type: ignore[attr-defined]
+        grads = node(grad_output)  # type: ignore[operator]
     return grads if isinstance(grads, tuple) else (grads,)
 
 
