@@ -174,8 +174,9 @@ def test_batched_matmul_is_torchs_graph_shape_and_bmm_values(shapes, needs, dtyp
     if ours.grad_fn.name() == "UnsafeViewBackward0" and ours.grad_fn.next_functions[0][0].name() == "BmmBackward0":
         # torch's bmm: its own loop below 400 multiply-adds a product (the same bits), else one mm
         # per batch index, whose BLAS adds in an order of its own on some CPUs (an AMD EPYC's)
-        m, k = shapes[0][-2:]
-        if m * k * shapes[1][-1] < 400:
+        m = shapes[0][-2] if len(shapes[0]) > 1 else 1
+        k, n = shapes[0][-1], shapes[1][-1] if len(shapes[1]) > 1 else 1
+        if m * k * n < 400:
             assert ours.detach().tolist() == theirs.tolist()
         else:
             eps = np.finfo(dtype).eps
