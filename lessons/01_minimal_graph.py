@@ -13,7 +13,7 @@
 
 # %%
 import micrograd2 as mg
-from micrograd2.lessons.tools import check, live, live_torch, section, show_graph, summary
+from micrograd2.lessons.tools import check, live_torch, section, show_graph, summary
 
 torch = live_torch()  # PyTorch when it is installed: the same experiments then run on it, live
 print("PyTorch:", torch.__version__ if torch else "not installed (checks use its recorded output)")
@@ -60,8 +60,8 @@ if torch:
     print("PyTorch: z =", tz.item(), "| z.requires_grad =", tz.requires_grad)
 
 check("z = Σ x[i]·w[i]", z.item(), sum(a.item() * b.item() for a, b in zip(x, w)),
-      pytorch=live(tz.item()) if torch else "z = 23.0")
-check("z.requires_grad", z.requires_grad, True, pytorch=live(tz.requires_grad) if torch else "True")
+      torch=lambda: tz.item(), recorded="z = 23.0")
+check("z.requires_grad", z.requires_grad, True, torch=lambda: tz.requires_grad, recorded="True")
 
 # %% [markdown]
 # A leaf is a value that no recorded op produced: autograd stops there and, if the leaf requires grad,
@@ -82,10 +82,10 @@ if torch:
     tc = torch.tensor(10.0)
     t_flags = [tx.is_leaf, tz.is_leaf, (tc * 2).requires_grad, (tc * tx[0]).requires_grad]
 
-check("x[0].is_leaf", x[0].is_leaf, True, pytorch=live(t_flags[0]) if torch else "True")
-check("z.is_leaf", z.is_leaf, False, pytorch=live(t_flags[1]) if torch else "False")
-check("(c * 2).requires_grad", (c * 2).requires_grad, False, pytorch=live(t_flags[2]) if torch else "False")
-check("(c * x[0]).requires_grad", (c * x[0]).requires_grad, True, pytorch=live(t_flags[3]) if torch else "True")
+check("x[0].is_leaf", x[0].is_leaf, True, torch=lambda: t_flags[0], recorded="True")
+check("z.is_leaf", z.is_leaf, False, torch=lambda: t_flags[1], recorded="False")
+check("(c * 2).requires_grad", (c * 2).requires_grad, False, torch=lambda: t_flags[2], recorded="False")
+check("(c * x[0]).requires_grad", (c * x[0]).requires_grad, True, torch=lambda: t_flags[3], recorded="True")
 
 # %% [markdown]
 # The article says, in its step-by-step notes:
@@ -114,10 +114,10 @@ if torch:
         tn = tx * 2
     t_leaves = [torch.tensor([1.0]).is_leaf, tn.is_leaf, tx.detach().is_leaf]
 
-check("a constant is a leaf", c.is_leaf, True, pytorch=live(t_leaves[0]) if torch else "True")
-check("a constant has no .grad", c.grad, None, pytorch="None")
-check("a no_grad result is a leaf", n.is_leaf, True, pytorch=live(t_leaves[1]) if torch else "True")
-check("a detach() output is a leaf", d.is_leaf, True, pytorch=live(t_leaves[2]) if torch else "True")
+check("a constant is a leaf", c.is_leaf, True, torch=lambda: t_leaves[0], recorded="True")
+check("a constant has no .grad", c.grad, None, recorded="None")
+check("a no_grad result is a leaf", n.is_leaf, True, torch=lambda: t_leaves[1], recorded="True")
+check("a detach() output is a leaf", d.is_leaf, True, torch=lambda: t_leaves[2], recorded="True")
 
 # %% [markdown]
 # Each recorded op leaves a node, the result's `grad_fn`. The article calls them "MulBackward /
@@ -142,12 +142,12 @@ if torch:
     t_names = [tz.grad_fn.name(), t_mul.name(), t_mul.next_functions[0][0].name()]
     print("PyTorch:", t_names)
 
-check("z.grad_fn.name()", z.grad_fn.name(), "SumBackward0", pytorch=live(t_names[0]) if torch else "SumBackward0")
-check("its input's node", mul.name(), "MulBackward0", pytorch=live(t_names[1]) if torch else "MulBackward0")
+check("z.grad_fn.name()", z.grad_fn.name(), "SumBackward0", torch=lambda: t_names[0], recorded="SumBackward0")
+check("its input's node", mul.name(), "MulBackward0", torch=lambda: t_names[1], recorded="MulBackward0")
 check("a leaf's node", acc.name(), "AccumulateGrad",
-      pytorch=live(t_names[2].split("::")[-1]) if torch else "torch::autograd::AccumulateGrad")
-check("AccumulateGrad.variable is x[0]", acc.variable is x[0], True, pytorch="True")
-check("a leaf has no grad_fn", x[0].grad_fn, None, pytorch="None")
+      torch=lambda: t_names[2].split("::")[-1], recorded="torch::autograd::AccumulateGrad")
+check("AccumulateGrad.variable is x[0]", acc.variable is x[0], True, recorded="True")
+check("a leaf has no grad_fn", x[0].grad_fn, None, recorded="None")
 
 # %% [markdown]
 # One difference of shape, not of meaning: PyTorch multiplies the two vectors in one `MulBackward0`, so its
@@ -155,8 +155,9 @@ check("a leaf has no grad_fn", x[0].grad_fn, None, pytorch="None")
 # has two.
 #
 # The second number of each pair is an output index, not a count. It is 0 whenever the input is a node's
-# only output, as every node of micrograd2 has one. In PyTorch some ops have several: `x.unbind(0)` gives
-# one tensor per row, all from one `UnbindBackward0`, and row 1 is its output 1.
+# only output, as every node of the scalar engine (`mg.Value`) has one. Some ops have several outputs, in
+# PyTorch and in micrograd2's Tensor engine alike: `x.unbind(0)` gives one tensor per row, all from one
+# `UnbindBackward0`, and row 1 is its output 1.
 
 # %%
 if torch:
@@ -165,10 +166,13 @@ if torch:
     print("PyTorch: (x.unbind(0)[1] * 2).grad_fn.next_functions =", y.grad_fn.next_functions)
     t_edge = (y.grad_fn.next_functions[0][0].name(), y.grad_fn.next_functions[0][1])
 indices = {k for node in (z.grad_fn, mul) for _, k in node.next_functions}
+unbound = mg.tensor([1.0, 2.0], requires_grad=True).unbind(0)[1] * 2
+m_edge = (unbound.grad_fn.next_functions[0][0].name(), unbound.grad_fn.next_functions[0][1])
+print("micrograd2: (x.unbind(0)[1] * 2).grad_fn.next_functions =", unbound.grad_fn.next_functions)
 
-check("micrograd2: every node has one output, so every index is 0", indices, {0})
-check("x.unbind(0)[1] * 2 sends its gradient to output 1 of UnbindBackward0", ("UnbindBackward0", 1),
-      ("UnbindBackward0", 1), pytorch=live(t_edge) if torch else "((<UnbindBackward0 object>, 1), (None, 0))")
+check("the scalar engine: every node has one output, so every index is 0", indices, {0})
+check("x.unbind(0)[1] * 2 sends its gradient to output 1 of UnbindBackward0", m_edge,
+      ("UnbindBackward0", 1), torch=lambda: t_edge, recorded="((<UnbindBackward0 object>, 1), (None, 0))")
 
 # %% [markdown]
 # An input that needs no gradient gets no node at all: its entry is `(None, 0)`.
@@ -181,8 +185,8 @@ if torch:
     t_edges = (torch.tensor(2.0, requires_grad=True) * tc).grad_fn.next_functions
     print("PyTorch:", t_edges)
 check("next_functions of x[0] * c", [edges[0][0].name(), edges[1][0]], ["AccumulateGrad", None],
-      pytorch=live([t_edges[0][0].name().split("::")[-1], t_edges[1][0]]) if torch
-      else "((<AccumulateGrad object>, 0), (None, 0))")
+      torch=lambda: [t_edges[0][0].name().split("::")[-1], t_edges[1][0]],
+      recorded="((<AccumulateGrad object>, 0), (None, 0))")
 
 # %% [markdown]
 # micrograd2 also has a vectorized engine with PyTorch's spelling. With it the article's block runs with only
@@ -191,6 +195,7 @@ check("next_functions of x[0] * c", [edges[0][0].name(), edges[1][0]], ["Accumul
 
 # %%
 section("4. The article's code itself, on mg.tensor")
+z_values = z  # block 1 on Values, kept: the graph this lesson draws at its end (and --graph writes)
 x = mg.tensor([2.0, 3.0], requires_grad=True)
 w = mg.tensor([4.0, 5.0], requires_grad=True)
 
@@ -208,12 +213,12 @@ if torch:  # the article's block 1 on PyTorch, as it ran above
 mul = z.grad_fn.next_functions[0][0]
 
 check("z (tensor)", repr(z), "tensor(23., grad_fn=<SumBackward0>)",
-      pytorch=live(t_block1[0]) if torch else "tensor(23., grad_fn=<SumBackward0>)")
+      torch=lambda: t_block1[0], recorded="tensor(23., grad_fn=<SumBackward0>)")
 check("z.grad_fn.next_functions (tensor)", [n.name() for n, _ in z.grad_fn.next_functions], ["MulBackward0"],
-      pytorch=live(t_block1[1]) if torch else "((<MulBackward0 object>, 0),)")
+      torch=lambda: t_block1[1], recorded="((<MulBackward0 object>, 0),)")
 check("MulBackward0.next_functions (tensor)", [n.name() for n, _ in mul.next_functions],
       ["AccumulateGrad", "AccumulateGrad"],
-      pytorch=live(t_block1[2]) if torch else "((<AccumulateGrad object>, 0), (<AccumulateGrad object>, 0))")
+      torch=lambda: t_block1[2], recorded="((<AccumulateGrad object>, 0), (<AccumulateGrad object>, 0))")
 
 # %% [markdown]
 # Walking `next_functions` from `z` down to the leaves gives the autograd graph: the path every gradient
@@ -222,7 +227,7 @@ check("MulBackward0.next_functions (tensor)", [n.name() for n, _ in mul.next_fun
 # steps.html`).
 
 # %%
-show_graph(z, "z's autograd graph (gradients flow from the top down):")
+show_graph(z_values, "Block 1's graph, on Values as in the README (gradients flow from the top down):")
 
 # %%
 summary("Lesson 1")

@@ -9,7 +9,7 @@
 
 # %%
 import micrograd2 as mg
-from micrograd2.lessons.tools import check, error_of, live, live_torch, raises, section, show_graph, summary
+from micrograd2.lessons.tools import Recorded, check, error_of, live_torch, raises, section, show_graph, summary
 
 torch = live_torch()  # PyTorch when it is installed: the same experiments then run on it, live
 print("PyTorch:", torch.__version__ if torch else "not installed (checks use its recorded output)")
@@ -20,7 +20,7 @@ SECOND_BACKWARD = "Trying to backward through the graph a second time"
 # the backward function". What a node keeps is whatever its local derivative needs, and that depends on the
 # op (D10): d(a·b)/da = b, so `MulBackward0` keeps its inputs; d(Σ)/d(each term) = 1, so `SumBackward0`
 # keeps no value (PyTorch keeps only the input's shape); d(eˣ)/dx = eˣ, so `ExpBackward0` keeps its
-# output; `AddBackward0` keeps nothing.
+# output; `AddBackward0` keeps no value (PyTorch keeps only the number `alpha` of `a + alpha·b`).
 
 # %%
 section("1. Before backward: what each node saved")
@@ -67,13 +67,13 @@ if torch:
 
 # %%
 check("SumBackward0 saves", saved_kind(z.grad_fn, z), "no value",
-      pytorch=live(t_kinds[0]) if torch else "['_saved_self_sym_sizes']: a shape")
+      torch=lambda: t_kinds[0], recorded="['_saved_self_sym_sizes']: a shape")
 check("MulBackward0 saves", saved_kind(mul, x[0] * w[0]), "its inputs",
-      pytorch=live(t_kinds[1]) if torch else "['_saved_other', '_saved_self']")
+      torch=lambda: t_kinds[1], recorded="['_saved_other', '_saved_self']")
 check("ExpBackward0 saves", saved_kind(exp.grad_fn, exp), "its output",
-      pytorch=live(t_kinds[2]) if torch else "['_saved_result']")
+      torch=lambda: t_kinds[2], recorded="['_saved_result']")
 check("AddBackward0 saves", saved_kind((x[0] + w[0]).grad_fn, x[0] + w[0]), "no value",
-      pytorch=live(t_kinds[3]) if torch else "['_saved_alpha']: a number")
+      torch=lambda: t_kinds[3], recorded="['_saved_alpha']: a number")
 check("MulBackward0's inputs, in order", [v.label for v in mul.saved], ["x[0]", "w[0]"])
 
 # %% [markdown]
@@ -88,8 +88,8 @@ if torch:
     t_node = (ta * torch.tensor([10.0])).grad_fn
     print("PyTorch: _saved_self =", t_node._saved_self, "| _saved_other =", t_node._saved_other)
 check("x[0] * c keeps only c", [kept[0] is None, kept[1] is c], [True, True],
-      pytorch=live([t_node._saved_self is None, t_node._saved_other is not None]) if torch
-      else "_saved_self None, _saved_other tensor([10.])")
+      torch=lambda: [t_node._saved_self is None, t_node._saved_other is not None],
+      recorded="_saved_self None, _saved_other tensor([10.])")
 
 # %% [markdown]
 # The article's block 2:
@@ -120,8 +120,11 @@ if torch:
     (tx * tw).sum().backward()
     print("PyTorch: x.grad =", tx.grad, "| w.grad =", tw.grad)
 
-check("x.grad = w", [xi.grad for xi in x], [wi.item() for wi in w], pytorch=tx.grad if torch else "tensor([4., 5.])")
-check("w.grad = x", [wi.grad for wi in w], [xi.item() for xi in x], pytorch=tw.grad if torch else "tensor([2., 3.])")
+now = {"x": [v.item() for v in x], "w": [v.item() for v in w]}  # the recorded outputs' inputs, now
+check("x.grad = w", [xi.grad for xi in x], [wi.item() for wi in w], torch=lambda: tx.grad,
+      recorded=Recorded("tensor([4., 5.])", x=[2.0, 3.0], w=[4.0, 5.0]), inputs=now)
+check("w.grad = x", [wi.grad for wi in w], [xi.item() for xi in x], torch=lambda: tw.grad,
+      recorded=Recorded("tensor([2., 3.])", x=[2.0, 3.0], w=[4.0, 5.0]), inputs=now)
 
 # %% [markdown]
 # The same on `mg.tensor`, the article's blocks 1 and 2 as written with `torch` replaced by `mg`, prints
@@ -134,9 +137,9 @@ mw = mg.tensor([4.0, 5.0], requires_grad=True)
 print("x.grad =", mx.grad)
 print("w.grad =", mw.grad)
 check("x.grad (tensor)", repr(mx.grad), "tensor([4., 5.])",
-      pytorch=live(repr(tx.grad)) if torch else "tensor([4., 5.])")
+      torch=lambda: repr(tx.grad), recorded="tensor([4., 5.])")
 check("w.grad (tensor)", repr(mw.grad), "tensor([2., 3.])",
-      pytorch=live(repr(tw.grad)) if torch else "tensor([2., 3.])")
+      torch=lambda: repr(tw.grad), recorded="tensor([2., 3.])")
 
 # %% [markdown]
 # The article's step 3 reads: "After leaf grads are filled, the graph is freed (default
@@ -147,16 +150,16 @@ check("w.grad (tensor)", repr(mw.grad), "tensor([2., 3.])",
 section("3. After backward: the values are freed, the nodes stay")
 print("z.grad_fn:", z.grad_fn.name(), "| next:", [n.name() for n, _ in z.grad_fn.next_functions])
 print("MulBackward0 saved:", mul.saved)
-check("the nodes survive backward", z.grad_fn.next_functions[0][0] is mul, True, pytorch="grad_fn nodes survive")
+check("the nodes survive backward", z.grad_fn.next_functions[0][0] is mul, True, recorded="grad_fn nodes survive")
 check("MulBackward0's saved values after backward", mul.saved, "<freed>",
-      pytorch="mul._saved_self: RuntimeError (freed)")
+      recorded="mul._saved_self: RuntimeError (freed)")
 
 # %%
 if torch:
     tz = (tx * tw).sum()
     tz.backward()
 with raises("a second backward", RuntimeError, SECOND_BACKWARD,
-            pytorch=error_of(tz.backward) if torch else f"RuntimeError: {SECOND_BACKWARD} (or directly …"):
+            torch=lambda: error_of(tz.backward), recorded=f"RuntimeError: {SECOND_BACKWARD} (or directly …"):
     z.backward()          # a second time: MulBackward0 needs x[0] and w[0], which are gone
 check("x.grad unchanged by the failed pass", [xi.grad for xi in x], [wi.item() for wi in w])
 
@@ -172,11 +175,13 @@ first = a.grad
 print("after backward 1 (retain_graph=True):", first)
 s.backward()
 print("after backward 2:", a.grad)
-check("a.grad after 1 backward = 2a", first, 2 * a.item(), pytorch="tensor([4.])")
-check("a.grad after 2 backwards = 2·2a", a.grad, 4 * a.item(), pytorch="tensor([8.])")
+check("a.grad after 1 backward = 2a", first, 2 * a.item(), recorded=Recorded("tensor([4.])", a=2.0),
+      inputs={"a": a.item()})
+check("a.grad after 2 backwards = 2·2a", a.grad, 4 * a.item(), recorded=Recorded("tensor([8.])", a=2.0),
+      inputs={"a": a.item()})
 
 # %%
-with raises("a third backward", RuntimeError, SECOND_BACKWARD, pytorch=f"RuntimeError: {SECOND_BACKWARD} …"):
+with raises("a third backward", RuntimeError, SECOND_BACKWARD, recorded=f"RuntimeError: {SECOND_BACKWARD} …"):
     s.backward()          # the 2nd pass had retain_graph=False: now the values are gone
 
 # %% [markdown]
@@ -185,7 +190,7 @@ with raises("a third backward", RuntimeError, SECOND_BACKWARD, pytorch=f"Runtime
 
 # %%
 b = mg.Value(1.0, requires_grad=True, label="b")
-u = b + 1             # AddBackward0 saves nothing
+u = b + 1             # AddBackward0 saves no value
 u.backward()
 u.backward()          # no error
 print("b.grad =", b.grad)
@@ -194,7 +199,7 @@ if torch:
     tu = (tb1 + 1).sum()
     tu.backward()
     tu.backward()
-check("(b + 1) walked twice: b.grad = 2", b.grad, 2.0, pytorch=tb1.grad if torch else "tensor([2.])")
+check("(b + 1) walked twice: b.grad = 2", b.grad, 2.0, torch=lambda: tb1.grad, recorded="tensor([2.])")
 
 # %% [markdown]
 # The article's "Key insight" says: "gradients are products of numerical chain rule, not analytic
@@ -242,9 +247,9 @@ if torch:
     print("PyTorch: central difference in float32:", t_numeric32)
 
 # %%
-check("backward in float32 = 2x", x32.grad, 2 * x32.item(), pytorch="analytical 2.")
+check("backward in float32 = 2x", x32.grad, 2 * x32.item(), recorded="analytical 2.")
 check("central difference in float32", numeric32, 1.9669532775878906, rel=1e-12,
-      pytorch=live(t_numeric32) if torch else "numerical 1.9670")
+      torch=lambda: t_numeric32, recorded="numerical 1.9670")
 
 # %% [markdown]
 # Block 1's graph once more: each node of it ran once in the backward pass above.

@@ -12,7 +12,7 @@
 
 # %%
 import micrograd2 as mg
-from micrograd2.lessons.tools import check, live, live_torch, raises, section, show_graph, summary
+from micrograd2.lessons.tools import Recorded, check, live_torch, raises, section, show_graph, summary
 
 torch = live_torch()  # PyTorch when it is installed: the same experiments then run on it, live
 print("PyTorch:", torch.__version__ if torch else "not installed (checks use its recorded output)")
@@ -58,10 +58,11 @@ if torch:
         (tx * tw).sum().backward()
     print("PyTorch: x.grad =", tx.grad, "| w.grad =", tw.grad)
 
+now = {"passes": passes, "x": x.item(), "w": w.item()}  # what the recorded outputs below must match
 check(f"x.grad after {passes} backwards = {passes}·w", x.grad, passes * w.item(),
-      pytorch=tx.grad if torch else "tensor([9.]) for range(3)")
+      torch=lambda: tx.grad, recorded=Recorded("tensor([9.])", passes=3, x=2.0, w=3.0), inputs=now)
 check(f"w.grad after {passes} backwards = {passes}·x", w.grad, passes * x.item(),
-      pytorch=tw.grad if torch else "tensor([6.]) for range(3)")
+      torch=lambda: tw.grad, recorded=Recorded("tensor([6.])", passes=3, x=2.0, w=3.0), inputs=now)
 
 # %% [markdown]
 # What the article concludes from block 3, in its words:
@@ -121,11 +122,11 @@ accum_steps = 4
 
 # %%
 with raises("the snippet as published", NameError, "name 'step' is not defined",
-            pytorch="NameError: name 'step' is not defined"):
+            recorded="NameError: name 'step' is not defined"):
     exec(ARTICLE_SNIPPET)
 
 check("it failed after the first loss.backward(): w.grad is set", params[0].grad is not None, True,
-      pytorch="raised after the first loss.backward()")
+      recorded="raised after the first loss.backward()")
 
 # %% [markdown]
 # The loop never defines `step` (D3). It needs `enumerate`: `for step, micro_batch in enumerate(loader)`.
@@ -144,7 +145,7 @@ for step, micro_batch in enumerate(loader):
         steps_taken += 1
 print("micro-batches:", len(loader), "| optimizer steps:", steps_taken)
 check(f"optimizer steps for {len(loader)} micro-batches, accum_steps {accum_steps}", steps_taken,
-      len(loader) // accum_steps, pytorch="optimizer steps taken = 2 for 8 micro-batches")
+      len(loader) // accum_steps, recorded="optimizer steps taken = 2 for 8 micro-batches")
 
 # %% [markdown]
 # Why divide by `accum_steps`? The article's comment says: "normalize, otherwise effective batch grows".
@@ -193,9 +194,9 @@ if torch:
     print(f"PyTorch:    max abs diff = {t_diff!r}")
 
 check("normalized accumulation = full-batch gradient, up to float32 rounding", max_diff <= bound, True,
-      pytorch=live(t_diff <= bound) if torch else "equal up to float32 rounding")
+      torch=lambda: t_diff <= bound, recorded="equal up to float32 rounding")
 check(f"unnormalized / full = accum_steps = {accum_steps}", ratio, [accum_steps] * len(ratio),
-      pytorch="accum_steps× larger")
+      recorded="accum_steps× larger")
 
 # %% [markdown]
 # A gradient `accum_steps` times too large acts like a larger learning rate, but only for an optimizer whose
@@ -223,9 +224,9 @@ if torch:
 
 # %%
 check(f"SGD: unnormalized = normalized with lr × {accum_steps}", sgd[0], sgd[1],
-      pytorch=live(t_sgd[0]) if torch else None)
+      torch=lambda: t_sgd[0])
 check("Adam: unnormalized = normalized, same lr (the factor changes nothing)", adam[0], adam[1],
-      pytorch=live(t_adam[0]) if torch else None)
+      torch=lambda: t_adam[0])
 
 # %% [markdown]
 # One more trap of the pattern: micro-batches left over at the end (5 micro-batches with `accum_steps` 4)
@@ -242,9 +243,9 @@ for step, micro_batch in enumerate(loader[:accum_steps + 1]):
         optimizer.zero_grad()
         steps_taken += 1
 print("steps:", steps_taken, "| gradient left in w.grad:", params[0].grad)
-check(f"steps for {accum_steps + 1} micro-batches", steps_taken, 1, pytorch="steps = 1")
+check(f"steps for {accum_steps + 1} micro-batches", steps_taken, 1, recorded="steps = 1")
 check("a gradient is left over, never stepped", params[0].grad is not None, True,
-      pytorch="leftover grad non-zero: True")
+      recorded="leftover grad non-zero: True")
 
 # %% [markdown]
 # The article's takeaway 1 reads:
@@ -276,9 +277,9 @@ if torch:
     t_model(loader[0]).backward()
     t_optimizer.zero_grad(set_to_none=False)
 
-check("zero_grad(): w.grad is None", cleared, None, pytorch=live(t_cleared) if torch else "p.grad = None")
-check("zero_grad(set_to_none=False): w.grad is zero", params[0].grad, 0.0,
-      pytorch=t_params[0].grad if torch else "tensor([0.])")
+check("zero_grad(): w.grad is None", cleared, None, torch=lambda: t_cleared, recorded="p.grad = None")
+check("zero_grad(set_to_none=False): w.grad is zero", params[0].grad, [0.0],
+      torch=lambda: t_params[0].grad, recorded="tensor([0.])")
 
 # %% [markdown]
 # The graph of one micro-batch's loss, the last thing this lesson computed:

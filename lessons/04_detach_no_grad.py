@@ -10,7 +10,7 @@
 
 # %%
 import micrograd2 as mg
-from micrograd2.lessons.tools import check, error_of, live, live_torch, raises, section, show_graph, summary
+from micrograd2.lessons.tools import check, error_of, live_torch, raises, section, show_graph, summary
 
 torch = live_torch()  # PyTorch when it is installed: the same experiments then run on it, live
 print("PyTorch:", torch.__version__ if torch else "not installed (checks use its recorded output)")
@@ -52,7 +52,7 @@ if torch:
     tx = torch.tensor([2.0], requires_grad=True)
     (tx * 3).sum().backward()
     print("PyTorch: A. x.grad =", tx.grad)
-check("A. x.grad = 3", x.grad, 3.0, pytorch=tx.grad if torch else "tensor([3.])")
+check("A. x.grad = 3", x.grad, 3.0, torch=lambda: tx.grad, recorded="tensor([3.])")
 
 # %% [markdown]
 # Case B, run as published (the error is shown and the lesson goes on):
@@ -62,7 +62,7 @@ if torch:
     tx.grad = None
     t_case_b = error_of(lambda: (tx.detach() * 3).sum().backward())
 with raises("B. z2.backward()", RuntimeError, NO_GRAD_FN,
-            pytorch=t_case_b if torch else f"RuntimeError: element 0 of tensors {NO_GRAD_FN}"):
+            torch=lambda: t_case_b, recorded=f"RuntimeError: element 0 of tensors {NO_GRAD_FN}"):
     x.grad = None
 
     # Case B: detach cuts the gradient flow
@@ -73,7 +73,7 @@ with raises("B. z2.backward()", RuntimeError, NO_GRAD_FN,
 
 # %%
 print("B. x.grad after the error =", x.grad)
-check("B. x.grad (the article says tensor([0.]))", x.grad, None, pytorch=live(tx.grad) if torch else "None")
+check("B. x.grad (the article says tensor([0.]))", x.grad, None, torch=lambda: tx.grad, recorded="None")
 
 # %% [markdown]
 # Case B never gets to its print (D1). `y` is a leaf that does not require grad, so `z2 = y * 3` recorded
@@ -91,9 +91,9 @@ if torch:
     tz2 = (ty * 3).sum()
     t_flags = [[ty.requires_grad, ty.is_leaf, ty.grad_fn], [tz2.requires_grad, tz2.grad_fn]]
 check("y = x.detach(): requires_grad, is_leaf, grad_fn", [y.requires_grad, y.is_leaf, y.grad_fn],
-      [False, True, None], pytorch=live(t_flags[0]) if torch else "False True None")
+      [False, True, None], torch=lambda: t_flags[0], recorded="False True None")
 check("z2: requires_grad, grad_fn", [z2.requires_grad, z2.grad_fn], [False, None],
-      pytorch=live(t_flags[1]) if torch else "False None")
+      torch=lambda: t_flags[1], recorded="False None")
 
 # %% [markdown]
 # What `detach()` is for: a branch whose value is used but whose gradient must not reach the parameters (a
@@ -108,7 +108,7 @@ print("x.grad =", x.grad)
 if torch:
     tx = torch.tensor([2.0], requires_grad=True)
     (tx.detach() * 3 + tx * 5).sum().backward()
-check("x.grad with a detached branch = 5", x.grad, 5.0, pytorch=tx.grad if torch else "tensor([5.])")
+check("x.grad with a detached branch = 5", x.grad, 5.0, torch=lambda: tx.grad, recorded="tensor([5.])")
 
 # %% [markdown]
 # `detach()` copies nothing: the detached value shares `x`'s data and `x`'s version counter (the count of
@@ -125,8 +125,8 @@ if torch:
     tx = torch.tensor([2.0], requires_grad=True)
     tx.detach().add_(1)
     print("PyTorch: x =", tx, "| x._version =", tx._version)
-check("x after d.add_(1) = 2 + 1", x.item(), 3.0, pytorch=tx.detach() if torch else "tensor([3.])")
-check("x._version after d.add_(1)", x._version, 1, pytorch=live(tx._version) if torch else "0 -> 1 (shared)")
+check("x after d.add_(1) = 2 + 1", x.item(), 3.0, torch=lambda: tx.detach(), recorded="tensor([3.])")
+check("x._version after d.add_(1)", x._version, 1, torch=lambda: tx._version, recorded="0 -> 1 (shared)")
 
 # %% [markdown]
 # The article: "torch.no_grad() is a context-level cut: all tensors created inside are not tracked and do
@@ -145,8 +145,8 @@ if torch:
     with torch.no_grad():
         ty = tx * 2
 check("under no_grad: requires_grad, is_leaf, grad_fn", [y.requires_grad, y.is_leaf, y.grad_fn],
-      [False, True, None], pytorch=live([ty.requires_grad, ty.is_leaf, ty.grad_fn]) if torch else "False True None")
-check("x.requires_grad after no_grad", x.requires_grad, True, pytorch=live(tx.requires_grad) if torch else "True")
+      [False, True, None], torch=lambda: [ty.requires_grad, ty.is_leaf, ty.grad_fn], recorded="False True None")
+check("x.requires_grad after no_grad", x.requires_grad, True, torch=lambda: tx.requires_grad, recorded="True")
 
 # %% [markdown]
 # The article's in-place warning reads:
@@ -165,7 +165,7 @@ x = mg.Value(2.0, requires_grad=True, label="x")
 if torch:
     tx = torch.tensor([2.0], requires_grad=True)
 with raises("leaf x.add_(1) in grad mode", RuntimeError, LEAF_IN_PLACE,
-            pytorch=error_of(lambda: tx.add_(1)) if torch else f"RuntimeError: {LEAF_IN_PLACE}."):
+            torch=lambda: error_of(lambda: tx.add_(1)), recorded=f"RuntimeError: {LEAF_IN_PLACE}."):
     x.add_(1)
 
 # %% [markdown]
@@ -193,10 +193,10 @@ if torch:
     torch.optim.SGD([tp], lr=0.5).step()
 check("x after add_ under no_grad: value, is_leaf, requires_grad, _version",
       [x.item(), x.is_leaf, x.requires_grad, x._version], [3.0, True, True, 1],
-      pytorch=live([tx.item(), tx.is_leaf, tx.requires_grad, tx._version]) if torch
-      else "tensor([3.], requires_grad=True) True True 1")
+      torch=lambda: [tx.item(), tx.is_leaf, tx.requires_grad, tx._version],
+      recorded="tensor([3.], requires_grad=True) True True 1")
 check("SGD.step(): p = 1 − 0.5·2, _version 0 → 1", [p.item(), version_before, p._version], [0.0, 0, 1],
-      pytorch=live([tp.item(), 0, tp._version]) if torch else "p = tensor([0.]) | p._version 0 -> 1")
+      torch=lambda: [tp.item(), 0, tp._version], recorded="p = tensor([0.]) | p._version 0 -> 1")
 
 # %% [markdown]
 # Check 2: a value that some node saved for backward must not change before that backward. Each save
@@ -215,7 +215,7 @@ if torch:
     with torch.no_grad():
         tx.add_(1)
 with raises("backward after changing a saved leaf", RuntimeError, MODIFIED,
-            pytorch=error_of(tz.backward) if torch else f"RuntimeError: one of the variables … {MODIFIED} …"):
+            torch=lambda: error_of(tz.backward), recorded=f"RuntimeError: one of the variables … {MODIFIED} …"):
     z.backward()                      # ...but backward needs the x it saved
 
 # %%
@@ -227,7 +227,7 @@ if torch:
     tb = torch.tensor([1.0], requires_grad=True).exp()
     tb.add_(1)
 with raises("backward after changing a saved output", RuntimeError, MODIFIED,
-            pytorch=error_of(tb.sum().backward) if torch else "RuntimeError: … which is output 0 of Exp, is at …"):
+            torch=lambda: error_of(tb.sum().backward), recorded="RuntimeError: … which is output 0 of Exp, is at …"):
     b.backward()
 
 # %% [markdown]
@@ -244,7 +244,7 @@ if torch:
     ta = tx + 0
     ta.add_(1)
     (ta * 3).sum().backward()
-check("in-place on an unsaved non-leaf: x.grad = 3", x.grad, 3.0, pytorch=tx.grad if torch else "tensor([3.])")
+check("in-place on an unsaved non-leaf: x.grad = 3", x.grad, 3.0, torch=lambda: tx.grad, recorded="tensor([3.])")
 
 # %% [markdown]
 # Writing through `.data` bypasses autograd entirely: no version bump, so no error, and backward reads the
@@ -264,7 +264,7 @@ if torch:
     tx.data.add_(1)
     tz.backward()
 check("x.grad after a .data change = 2·(x + 1), not 2·x", x.grad, 2 * x.item(),
-      pytorch=tx.grad if torch else "tensor([6.])")
+      torch=lambda: tx.grad, recorded="tensor([6.])")
 
 # %% [markdown]
 # The same change made through `detach()` is caught, because `detach` shares the version counter. Prefer
@@ -280,7 +280,7 @@ if torch:
     tz = (tx * tx).sum()
     tx.detach().add_(1)
 with raises("backward after x.detach().add_(1)", RuntimeError, MODIFIED,
-            pytorch=error_of(tz.backward) if torch else f"RuntimeError: one of the variables … {MODIFIED} …"):
+            torch=lambda: error_of(tz.backward), recorded=f"RuntimeError: one of the variables … {MODIFIED} …"):
     z.backward()
 
 # %% [markdown]

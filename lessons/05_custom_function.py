@@ -34,7 +34,7 @@ import re
 import warnings
 
 import micrograd2 as mg
-from micrograd2.lessons.tools import check, error_of, live, live_torch, raises, section, show_graph, summary
+from micrograd2.lessons.tools import check, error_of, live_torch, raises, section, show_graph, summary
 
 torch = live_torch()  # PyTorch when it is installed: the same experiments then run on it, live
 print("PyTorch:", torch.__version__ if torch else "not installed (checks use its recorded output)")
@@ -88,10 +88,10 @@ if torch:
     print("PyTorch: y =", t_y.item(), "| x.grad =", t_x.grad.item(), "|", t_y.grad_fn.name())
 
 # %%
-check("y = 2·x²", y, 2 * x.item() ** 2, pytorch=t_y if torch else "y = 18.0")
-check("x.grad = 4·x", x.grad, 4 * x.item(), pytorch=t_x.grad if torch else "x.grad = 12.0")
+check("y = 2·x²", y, 2 * x.item() ** 2, torch=lambda: t_y, recorded="y = 18.0")
+check("x.grad = 4·x", x.grad, 4 * x.item(), torch=lambda: t_x.grad, recorded="x.grad = 12.0")
 check("the node's name: the class name + Backward", y.grad_fn.name(), "SquareAndDoubleBackward",
-      pytorch=live(t_y.grad_fn.name()) if torch else "SquareAndDoubleBackward")
+      torch=lambda: t_y.grad_fn.name(), recorded="SquareAndDoubleBackward")
 
 # %% [markdown]
 # Nothing checks that 4·x·g is the derivative of 2·x², unless you ask.
@@ -107,9 +107,9 @@ x = mg.Value(3.0, requires_grad=True, label="x")
 passed = mg.autograd.gradcheck(SquareAndDouble, (x,))
 print("gradcheck(SquareAndDouble):", passed)
 check("gradcheck(SquareAndDouble, float64)", passed, True,
-      pytorch=live(torch.autograd.gradcheck(TorchSquareAndDouble.apply,
-                                            (torch.tensor([3.0], dtype=torch.float64, requires_grad=True),)))
-      if torch else "True")
+      torch=lambda: torch.autograd.gradcheck(TorchSquareAndDouble.apply,
+                                            (torch.tensor([3.0], dtype=torch.float64, requires_grad=True),)),
+                                            recorded="True")
 
 # %% [markdown]
 # Now a backward with a mistake: x² has derivative 2x, this one returns 3x. It runs without complaint, and
@@ -149,7 +149,7 @@ if torch:
 
 with raises("gradcheck(WrongSquare)", mg.autograd.GradcheckError,
             "Jacobian mismatch for output 0 with respect to input 0",
-            pytorch=t_error if torch else "GradcheckError: Jacobian mismatch for output 0 with respect to input 0"):
+            torch=lambda: t_error, recorded="GradcheckError: Jacobian mismatch for output 0 with respect to input 0"):
     mg.autograd.gradcheck(WrongSquare, (mg.Value(1.0, requires_grad=True, label="x"),))
 
 # %%
@@ -161,9 +161,9 @@ def named_numbers(message):
 
 error = error_of(lambda: mg.autograd.gradcheck(WrongSquare, (mg.Value(1.0, requires_grad=True),))).value
 check("the numbers it names: [analytical 3·x, numerical 2·x] at x = 1", named_numbers(str(error)), [3.0, 2.0],
-      rel=1e-6, pytorch="numerical:tensor([[2.0000]]) analytical:tensor([[3.]])")
+      rel=1e-6, recorded="numerical:tensor([[2.0000]]) analytical:tensor([[3.]])")
 check("GradcheckError is a RuntimeError", isinstance(error, RuntimeError), True,
-      pytorch=live(isinstance(t_error.value, RuntimeError)) if torch else "GradcheckError subclasses RuntimeError")
+      torch=lambda: isinstance(t_error.value, RuntimeError), recorded="GradcheckError subclasses RuntimeError")
 
 # %% [markdown]
 # And the float64 advice is not a detail: the correct x·x checked in float32 fails, because the central
@@ -180,7 +180,7 @@ if torch:
         t_passed32 = torch.autograd.gradcheck(lambda v: v * v, (torch.tensor([1.0], requires_grad=True),),
                                               raise_exception=False)
 check("gradcheck of a correct function in float32", passed32, False,
-      pytorch=live(t_passed32) if torch else "fails: numerical 1.9670 vs analytical 2.")
+      torch=lambda: t_passed32, recorded="fails: numerical 1.9670 vs analytical 2.")
 
 # %% [markdown]
 # The graph of WrongSquare's output: one node, the class's own, over the leaf's `AccumulateGrad`:

@@ -41,7 +41,7 @@ import warnings
 import micrograd2 as mg
 from micrograd2.lessons import torch_amp  # PyTorch's side of the experiments, run live
 from micrograd2.lessons.measure import above_the_leaves
-from micrograd2.lessons.tools import check, error_of, live, live_torch, raises, section, show_graph, summary
+from micrograd2.lessons.tools import check, error_of, live_torch, raises, section, show_graph, summary
 from micrograd2.lessons.torch_amp import documented_scales, dtype_name, fp16_autocast, grad_scaler
 
 torch = live_torch()  # PyTorch when it is installed: the same experiments then run on it, live
@@ -59,8 +59,8 @@ if torch:
     deprecation = [str(w.message) for w in caught if issubclass(w.category, FutureWarning)]
     print("FutureWarning:", deprecation[0] if deprecation else "(none)")
 check("torch.cuda.amp.GradScaler() is deprecated", True, True,
-      pytorch=live(bool(deprecation) and "is deprecated" in deprecation[0]) if torch else
-      "FutureWarning: `torch.cuda.amp.GradScaler(args...)` is deprecated. Please use "
+      torch=lambda: bool(deprecation) and "is deprecated" in deprecation[0],
+      recorded="FutureWarning: `torch.cuda.amp.GradScaler(args...)` is deprecated. Please use "
       "`torch.amp.GradScaler('cuda', args...)` instead.")
 
 # %% [markdown]
@@ -104,7 +104,7 @@ RECORDED_FP16 = {0.1: "0.0999755859375", 65504.0: "65504.0", 65536.0: "inf", 2.0
                  4e-8: "5.960464477539063e-08", 3e-8: "5.960464477539063e-08", 2.0 ** -25: "0.0", 1e-8: "0.0"}
 for v, half in zip(numbers, in_float16):
     check(f"{v!r} in float16 (nearest, ties to even)", half, nearest_float16(v),
-          pytorch=live(torch_amp.to_float16(v)) if torch else RECORDED_FP16.get(v))
+          torch=lambda v=v: torch_amp.to_float16(v), recorded=RECORDED_FP16.get(v))
 
 # %% [markdown]
 # bfloat16 is the other 16-bit format: 8 significant bits only, but float32's exponent range, so 1e-8 is
@@ -119,15 +119,16 @@ def nearest_bfloat16(v):
 in_bfloat16 = mg.Value(1e-8, dtype="bfloat16").item()
 print("1e-8 in bfloat16 =", in_bfloat16)
 check("1e-8 in bfloat16", in_bfloat16, nearest_bfloat16(1e-8),
-      pytorch=live(torch.tensor(1e-8, dtype=torch.float64).to(torch.bfloat16).item()) if torch
-      else "1.0011717677116394e-08")
+      torch=lambda: torch.tensor(1e-8, dtype=torch.float64).to(torch.bfloat16).item(),
+      recorded="1.0011717677116394e-08")
 
 # %% [markdown]
 # ## A small gradient underflows
 #
-# A float32 parameter w, one matrix product (`mg.dot`, what every `Neuron` computes) that autocast runs in
-# float16, and a loss whose gradient with respect to w is 1e-8. On the way back that gradient passes through
-# the float16 output of the product, is rounded to float16 there, and becomes 0.
+# A float32 parameter w, one product `mg.dot` (what every `Neuron` computes; it plays the part of a
+# `Linear`, which autocast runs in float16), and a loss whose gradient with respect to w is 1e-8. On the
+# way back that gradient passes through the float16 output of the product, is rounded to float16 there,
+# and becomes 0.
 
 # %%
 section("2. A small gradient underflows")
@@ -135,7 +136,7 @@ w = mg.Value(0.5, requires_grad=True, dtype="float32", label="w")   # a float32 
 x = mg.Value(1.0, label="x")
 
 with mg.autocast(dtype="float16"):
-    h = mg.dot([w], [x])            # a matrix product: float16
+    h = mg.dot([w], [x])            # Linear's part: float16
     loss = mg.sum([h]) * 1e-8       # sum is on the float32 list: d loss / d w = 1e-8
 print("h:", h.dtype, "| loss:", loss.dtype)
 
@@ -150,7 +151,7 @@ print("w.grad =", w.grad, "(the true gradient is 1e-8)")
 
 # %%
 check("w.grad without a scaler: 1e-8 rounded to float16", w.grad, nearest_float16(1e-8),
-      pytorch=live(torch_amp.small_gradient(torch.float16, scaled=False)[1]) if torch else "w.grad = 0.0")
+      torch=lambda: torch_amp.small_gradient(torch.float16, scaled=False)[1], recorded="w.grad = 0.0")
 
 # %% [markdown]
 # The GradScaler multiplies the loss by 2¹⁶ = 65536 before backward, so every gradient on the way is 65536
@@ -174,9 +175,9 @@ print("unscaled w.grad =", w.grad)
 if torch:
     theirs = torch_amp.small_gradient(torch.float16, scaled=True)
 check("scaled w.grad: 1e-8·65536 rounded to float16", scaled, nearest_float16(1e-8 * 65536),
-      pytorch=live(theirs[0]) if torch else "0.0006551742553710938")
+      torch=lambda: theirs[0], recorded="0.0006551742553710938")
 check("unscaled w.grad: that ÷ 65536 (exact in float32)", w.grad, nearest_float16(1e-8 * 65536) / 65536,
-      pytorch=live(theirs[1]) if torch else "9.997165761888027e-09")
+      torch=lambda: theirs[1], recorded="9.997165761888027e-09")
 
 # %% [markdown]
 # ## bfloat16 needs no scaler
@@ -192,7 +193,7 @@ with mg.autocast(dtype="bfloat16"):
 loss.backward()
 print("bfloat16, no scaler: w.grad =", w.grad)
 check("w.grad in bfloat16 without a scaler: 1e-8 rounded to bfloat16", w.grad, nearest_bfloat16(1e-8),
-      pytorch=live(torch_amp.small_gradient(torch.bfloat16, scaled=False)[1]) if torch else "1.0011717677116394e-08")
+      torch=lambda: torch_amp.small_gradient(torch.bfloat16, scaled=False)[1], recorded="1.0011717677116394e-08")
 
 # %% [markdown]
 # ## Skipped steps and the dynamic scale
@@ -231,11 +232,11 @@ print("growth_interval=3, init_scale=8, six clean steps ->", grown)
 
 # %%
 check("a clean step, inf, inf again, nan: (stepped?, scale)", ours, documented_scales(65536.0, 2000, gradients),
-      pytorch=live(amp_steps(torch, gradients)) if torch else
-      "65536 -> 65536 (updated) -> 32768 -> 16384 -> 8192 (skipped)")
+      torch=lambda: amp_steps(torch, gradients),
+      recorded="65536 -> 65536 (updated) -> 32768 -> 16384 -> 8192 (skipped)")
 check("growth_interval=3 from 8: (stepped?, scale)", grown, documented_scales(8.0, 3, [1.0] * 6),
-      pytorch=live(amp_steps(torch, [1.0] * 6, init_scale=8.0, growth_interval=3)) if torch else
-      "8 -> 8 -> 16 (after 3 clean steps) -> 16 -> 16 -> 32")
+      torch=lambda: amp_steps(torch, [1.0] * 6, init_scale=8.0, growth_interval=3),
+      recorded="8 -> 8 -> 16 (after 3 clean steps) -> 16 -> 16 -> 32")
 
 # %% [markdown]
 # ## What autocast really changes
@@ -244,7 +245,9 @@ check("growth_interval=3 from 8: (stepped?, scale)", grown, documented_scales(8.
 # ops into three kinds (D7):
 #
 # 1. ops on the **lower-precision list** run in float16: matrix products (`mm`, `matmul`, `linear`, …),
-#    convolutions, `prelu` and the RNN cells; in micrograd2, `mg.dot` (every `Neuron`), `@` and `Linear`;
+#    convolutions, `prelu` and the RNN cells; in micrograd2, `@`, `Linear` and `mg.dot`, which plays
+#    `Linear`'s part in every `Neuron` (PyTorch's own `torch.dot` is on no lower-precision list: CUDA
+#    autocast has it on the promote list, and CPU autocast leaves it alone);
 # 2. ops on the **float32 list** run in float32: `exp`, `log`, `pow`, `sum`, `softmax`, `log_softmax` and
 #    most losses (`mse_loss`, `cross_entropy`, `binary_cross_entropy_with_logits`, …);
 # 3. **every other op runs in its inputs' dtype** (a few listed ones in the widest of them). So the
@@ -260,7 +263,7 @@ ws = [mg.Value(v, requires_grad=True, dtype="float32", label=f"w[{i}]") for i, v
 b = mg.Value(bias, requires_grad=True, dtype="float32", label="b")
 
 with mg.autocast(dtype="float16"):
-    y = mg.dot(ws, inputs, b)                                 # kind 1: a matrix product
+    y = mg.dot(ws, inputs, b)                                 # kind 1: Linear's part
     after = [y.relu(), y.sigmoid(), y + 1, y * 2]             # kind 3: their input's dtype
     fp32_list = [y.exp(), y.log(), mg.sum([y, y]), y ** 2]    # kind 2: float32
     mse = mg.nn.functional.mse_loss(y, 0.0)                   # kind 2: a loss
@@ -279,19 +282,22 @@ if torch:
 
 # %%
 check("kind 1: the matrix product runs in float16", y.dtype, "float16",
-      pytorch=live(t_y) if torch else "matmul float16")
+      torch=lambda: t_y, recorded="matmul float16")
 check("kind 3: relu, sigmoid, +, * after it run in float16 too", [v.dtype for v in after], ["float16"] * 4,
-      pytorch=live(t_after) if torch else "float16 (they follow their input)")
+      torch=lambda: t_after, recorded="float16 (they follow their input)")
 check("kind 2: exp, log, sum, ** run in float32 (CUDA's list)", [v.dtype for v in fp32_list], ["float32"] * 4,
-      pytorch="float32 on CUDA (PyTorch's autocast op reference, float32 list)")
-check("kind 2: mse_loss runs in float32", mse.dtype, "float32", pytorch=live(t_mse) if torch else "mse_loss float32")
-check("parameters keep their dtype", ws[0].dtype, "float32", pytorch=live(t_weight) if torch else "float32")
+      recorded="float32 on CUDA (PyTorch's autocast op reference, float32 list)")
+check("kind 2: mse_loss runs in float32", mse.dtype, "float32", torch=lambda: t_mse, recorded="mse_loss float32")
+check("parameters keep their dtype", ws[0].dtype, "float32", torch=lambda: t_weight, recorded="float32")
 if torch:
     check("PyTorch's CPU autocast keeps exp, log, sum, softmax in the input's dtype", t_cpu_lists,
-          ["float16"] * 4, pytorch=live(t_cpu_lists))
+          ["float16"] * 4, torch=lambda: t_cpu_lists)
+    t_dot = torch_amp.dot_under_autocast()
+    check("PyTorch's torch.dot is on no lower-precision list: CPU autocast leaves it in float32", t_dot,
+          "float32", torch=lambda: t_dot)
 
 # %% [markdown]
-# One loss is on no list at all: `binary_cross_entropy` (`BCELoss`). PyTorch's CUDA autocast refuses it:
+# One loss is on none of CUDA's lists: `binary_cross_entropy` (`BCELoss`). PyTorch's CUDA autocast refuses it:
 #
 # ```
 # RuntimeError: torch.nn.functional.binary_cross_entropy and torch.nn.BCELoss are unsafe to autocast.
@@ -302,7 +308,7 @@ if torch:
 
 # %%
 with raises("binary_cross_entropy under autocast", RuntimeError, "unsafe to autocast",
-            pytorch="RuntimeError: torch.nn.functional.binary_cross_entropy and torch.nn.BCELoss are unsafe to "
+            recorded="RuntimeError: torch.nn.functional.binary_cross_entropy and torch.nn.BCELoss are unsafe to "
                     "autocast. (CUDA autocast)"):
     with mg.autocast(dtype="float16"):
         mg.nn.functional.binary_cross_entropy(y.sigmoid(), 1.0)
@@ -319,10 +325,12 @@ print("binary_cross_entropy_with_logits(y, 1):", bce.item(), bce.dtype)
 if torch:
     t_error, t_bce = torch_amp.bce_under_autocast(y.item())
     print("PyTorch CPU autocast: binary_cross_entropy raises:", t_error, "| with logits:", t_bce)
-    check("PyTorch's CPU autocast runs binary_cross_entropy", t_error, None, pytorch=live(t_error))
+    t_raised = "no error" if t_error is None else f"{type(t_error).__name__}: {t_error}"
+    check("PyTorch's CPU autocast runs binary_cross_entropy: the error it raises", t_raised, "no error",
+          torch=lambda: t_raised)
 check("binary_cross_entropy_with_logits(y, 1) = log(1 + e^−y), in float32", [bce.item(), bce.dtype],
       [math.log1p(math.exp(-y.item())), "float32"], rel=1e-6,
-      pytorch=live([t_bce.item(), dtype_name(t_bce)]) if torch else "float32")
+      torch=lambda: [t_bce.item(), dtype_name(t_bce)], recorded="float32")
 
 # %% [markdown]
 # And the graph is not unchanged (D8): each cast is an op, so autocast inserts `ToCopyBackward0` nodes
@@ -342,7 +350,7 @@ if torch:
     with torch.autocast("cpu", dtype=torch.float16):
         t_loss = torch.nn.functional.mse_loss(linear(torch.tensor([inputs])), torch.zeros(1, 1))
 check("every parameter reaches the product through a cast", above_the_leaves(mse), ["ToCopyBackward0"],
-      pytorch=live(above_the_leaves(t_loss)) if torch else "ToCopyBackward0 > AccumulateGrad")
+      torch=lambda: above_the_leaves(t_loss), recorded="ToCopyBackward0 > AccumulateGrad")
 
 # %% [markdown]
 # ## The 2¹⁶ trap, and where a float32 loss stops helping
@@ -406,7 +414,7 @@ for name, (y0, float32_loss) in cases.items():
 for name, (y0, float32_loss) in cases.items():
     check(f"{name}: (loss dtype, grad finite?, stepped?, scale), steps 1, 2", two_amp_steps(mg, y0, float32_loss),
           expected_steps(y0, float32_loss),
-          pytorch=live(two_amp_steps(torch, y0, float32_loss)) if torch else None)
+          torch=lambda y0=y0, f32=float32_loss: two_amp_steps(torch, y0, f32))
 
 # %% [markdown]
 # The float16 loss y·y and the float32 `mse_loss` at y = 0.6 both skip step 1 and halve the scale; at 32768
@@ -447,7 +455,7 @@ print("gradient norm: scaled", scaled_norm, "| after unscale_", norm)
 if torch:
     t_w, t_optimizer, t_scaler, t_scaled_norm, t_norm = unscale_then_clip(torch, max_norm=0.1)
 check("scaled norm / norm after unscale_ = the scale", scaled_norm / norm, 65536.0,
-      pytorch=live(t_scaled_norm / t_norm) if torch else "18914.08 -> 0.2886 (65536×)")
+      torch=lambda: t_scaled_norm / t_norm, recorded="32755.20062524423 / 0.49980470538139343 = 65535.99890631127")
 
 # %% [markdown]
 # What the scaler refuses: a second `unscale_` before `update()`, `unscale_` after `step`, and a second
@@ -456,8 +464,8 @@ check("scaled norm / norm after unscale_ = the scale", scaled_norm / norm, 65536
 # %%
 with raises("a second unscale_ before update()", RuntimeError,
             "unscale_() has already been called on this optimizer since the last update().",
-            pytorch=error_of(lambda: t_scaler.unscale_(t_optimizer)) if torch else
-            "RuntimeError: unscale_() has already been called on this optimizer since the last update()."):
+            torch=lambda: error_of(lambda: t_scaler.unscale_(t_optimizer)),
+            recorded="RuntimeError: unscale_() has already been called on this optimizer since the last update()."):
     scaler.unscale_(optimizer)
 
 # %%
@@ -466,13 +474,13 @@ if torch:
     t_scaler.step(t_optimizer)
 
 with raises("unscale_ after step", RuntimeError, "unscale_() is being called after step().",
-            pytorch=error_of(lambda: t_scaler.unscale_(t_optimizer)) if torch else
-            "RuntimeError: unscale_() is being called after step()."):
+            torch=lambda: error_of(lambda: t_scaler.unscale_(t_optimizer)),
+            recorded="RuntimeError: unscale_() is being called after step()."):
     scaler.unscale_(optimizer)
 
 with raises("a second step before update()", RuntimeError, "step() has already been called since the last update().",
-            pytorch=error_of(lambda: t_scaler.step(t_optimizer)) if torch else
-            "RuntimeError: step() has already been called since the last update()."):
+            torch=lambda: error_of(lambda: t_scaler.step(t_optimizer)),
+            recorded="RuntimeError: step() has already been called since the last update()."):
     scaler.step(optimizer)
 
 # %%
@@ -489,9 +497,9 @@ if torch:
 
 # %%
 check("gradient norm after clip and step (not unscaled twice)", clipped, 0.1 * norm / (norm + 1e-6),
-      pytorch=live(t_clipped) if torch else "clip_grad_norm_ -> norm ≈ max_norm; step does not unscale twice")
+      torch=lambda: t_clipped, recorded="clip_grad_norm_ -> norm ≈ max_norm; step does not unscale twice")
 check("scale after step + update", scaler.get_scale(), 65536.0,
-      pytorch=live(t_scaler.get_scale()) if torch else "OK, scale = 65536.0")
+      torch=lambda: t_scaler.get_scale(), recorded="OK, scale = 65536.0")
 
 # %%
 summary("Lesson 6")

@@ -26,7 +26,7 @@ import numpy as np
 import micrograd2 as mg
 from micrograd2.lessons import torch_amp  # PyTorch's side of the experiments, run live
 from micrograd2.lessons.measure import best_times, graph_nodes, kept_bytes, torch_kept_bytes
-from micrograd2.lessons.tools import check, error_of, live, live_torch, raises, section, show_graph, summary
+from micrograd2.lessons.tools import Recorded, check, error_of, live_torch, raises, section, show_graph, summary
 
 torch = live_torch()  # PyTorch when it is installed: the same experiments then run on it, live
 print("PyTorch:", torch.__version__ if torch else "not installed (checks use its recorded output)")
@@ -143,8 +143,10 @@ check("evaluation under no_grad keeps no graph", len(graph_nodes(untracked)), 0)
 # %% [markdown]
 # Now a model where memory matters: an MLP of 6 layers of 1024 units, each `Linear` followed by `relu`, at
 # batch 256, in float32, on micrograd2's Tensor engine and on PyTorch. Each `Linear` keeps its input for
-# backward and each `relu` its output, so every ReLU output is kept twice, by two nodes, in one storage.
-# Counted once per storage, grad mode keeps the input and the 6 ReLU outputs: 7 × 256 × 1024 × 4 bytes.
+# backward and each `relu` its output, so every ReLU output but the last is kept twice, by its `relu` and by
+# the next `Linear`, in one storage; the last is kept once, by its `relu`. Counted once per storage, grad
+# mode keeps the input and the 6 ReLU outputs: 7 × 256 × 1024 × 4 bytes. Counted per saving node: the
+# input once, 5 ReLU outputs twice, the last once: 12 activations.
 
 # %%
 WIDTH, DEPTH, BATCH = 1024, 6, 256
@@ -196,11 +198,14 @@ if torch:
 
 # %%
 one_activation = BATCH * WIDTH * 4 / MIB
+sizes = {"BATCH": BATCH, "WIDTH": WIDTH, "DEPTH": DEPTH}  # what the recorded MiB below were measured at
 check(f"grad mode, batch {BATCH}: MiB kept, counted once per storage = (1 + {DEPTH}) activations",
-      kept[0] / MIB, (1 + DEPTH) * one_activation, pytorch=live(t_kept[0]) if torch else "7.0 MiB at batch 256")
-check(f"grad mode, batch {BATCH}: MiB kept, counted per saving node = 2 × {DEPTH} activations",
-      kept[1] / MIB, 2 * DEPTH * one_activation, pytorch=live(t_kept[1]) if torch else "12.0 MiB at batch 256")
-check("no_grad keeps nothing", kept_no_grad[0], 0, pytorch=live(t_kept_no_grad[0]) if torch else "0 B")
+      kept[0] / MIB, (1 + DEPTH) * one_activation, torch=lambda: t_kept[0],
+      recorded=Recorded("7.0", BATCH=256, WIDTH=1024, DEPTH=6), inputs=sizes)
+check(f"grad mode, batch {BATCH}: MiB kept, counted per saving node = 1 + 2 × ({DEPTH} − 1) + 1 activations",
+      kept[1] / MIB, (1 + 2 * (DEPTH - 1) + 1) * one_activation, torch=lambda: t_kept[1],
+      recorded=Recorded("12.0", BATCH=256, WIDTH=1024, DEPTH=6), inputs=sizes)
+check("no_grad keeps nothing", kept_no_grad[0], 0, torch=lambda: t_kept_no_grad[0], recorded="0 B")
 
 # %% [markdown]
 # Whether that is "~50%" of the memory depends on everything else in memory: here the weights alone are
@@ -277,7 +282,7 @@ target = tiny(jitter(X[0], 0)).detach()
 target.label = "target"
 tiny_loss = (score - target) ** 2
 tiny_loss.backward()
-check("the target's branch got no gradient", target.grad, None, pytorch="detach(): no grad_fn, no .grad")
+check("the target's branch got no gradient", target.grad, None, recorded="detach(): no grad_fn, no .grad")
 
 # %% [markdown]
 # ## Rule 4 broken: accumulating without normalizing
@@ -335,10 +340,10 @@ def adam_first_step(grads, lr=0.05, eps=1e-8):
 sgd, adam = step_ratio(mg, mg.optim.SGD), step_ratio(mg, mg.optim.Adam)
 print(f"step with the doubled gradient / step with the right one: SGD {sgd}, Adam {adam}")
 check("SGD: the doubled gradient doubles the step", sgd, accum_steps,
-      pytorch=live(step_ratio(torch, torch.optim.SGD)) if torch else "lr·grad: ×accum_steps")
+      torch=lambda: step_ratio(torch, torch.optim.SGD), recorded="2.0")
 check("Adam: the doubled gradient leaves the step (almost) unchanged", adam,
       grad_norm(adam_first_step(unnormalized)) / grad_norm(adam_first_step(normalized)),
-      pytorch=live(step_ratio(torch, torch.optim.Adam)) if torch else "0.9000000357627869 both ways (lesson 3)")
+      torch=lambda: step_ratio(torch, torch.optim.Adam), recorded="1.0000008925135895")
 
 # %% [markdown]
 # So with Adam the missing division costs nothing on the first step; later ones differ only through eps and
@@ -385,9 +390,9 @@ print(f"norm the step uses: unscale_ then clip {right:.6g} | clip then unscale_ 
 
 # %%
 check("unscale_ then clip: the step's gradient norm is max_norm", right, MAX_NORM, rel=1e-4,
-      pytorch=live(torch_amp.clipped(scaled, True, MAX_NORM)) if torch else "0.01")
+      torch=lambda: torch_amp.clipped(scaled, True, MAX_NORM), recorded="0.01")
 check("clip then unscale_: the step's gradient norm is max_norm / 65536", wrong, MAX_NORM / 65536, rel=1e-4,
-      pytorch=live(torch_amp.clipped(scaled, False, MAX_NORM)) if torch else "1.5259e-07")
+      torch=lambda: torch_amp.clipped(scaled, False, MAX_NORM), recorded="1.5259e-07")
 
 # %% [markdown]
 # "65536 times too small" holds only when the true norm is at least max_norm, as here. If it is below, the
@@ -403,8 +408,7 @@ print(f"max_norm {loose:.6g}: unscale_ then clip {right_loose:.6g} | clip then u
       f" | too small by {right_loose / wrong_loose:.6g}")
 check("max_norm above the true norm: too small by true norm × 65536 / max_norm", right_loose / wrong_loose,
       true_norm * 65536 / loose, rel=1e-4,
-      pytorch=live(torch_amp.clipped(scaled, True, loose) / torch_amp.clipped(scaled, False, loose)) if torch
-      else "6553.6")
+      torch=lambda: torch_amp.clipped(scaled, True, loose) / torch_amp.clipped(scaled, False, loose), recorded="6553.6")
 
 # %% [markdown]
 # ## Rule 7, as it really is
@@ -423,8 +427,8 @@ if torch:
 
 with raises("an in-place update of a parameter in grad mode", RuntimeError,
             "a leaf Variable that requires grad is being used in an in-place operation",
-            pytorch=error_of(lambda: t_w.sub_(0.1 * t_w.grad)) if torch else
-            "RuntimeError: a leaf Variable that requires grad is being used in an in-place operation."):
+            torch=lambda: error_of(lambda: t_w.sub_(0.1 * t_w.grad)),
+            recorded="RuntimeError: a leaf Variable that requires grad is being used in an in-place operation."):
     w.sub_(0.1 * w.grad)                                        # a hand-written SGD step, in grad mode
 
 # %%
@@ -434,7 +438,7 @@ print("under no_grad: done | w._version =", w._version, "| still a leaf:", w.is_
 if torch:
     torch.optim.SGD([t_w], lr=0.1).step()
 check("the update under no_grad: (_version, is_leaf)", [w._version, w.is_leaf], [1, True],
-      pytorch=live([t_w._version, t_w.is_leaf]) if torch else "SGD.step(): p._version 0 -> 1")
+      torch=lambda: [t_w._version, t_w.is_leaf], recorded="SGD.step(): p._version 0 -> 1")
 
 # %% [markdown]
 # `micrograd2 train` runs the loop of part 1 on any of the generated datasets (micro-batches, accumulation,

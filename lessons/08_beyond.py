@@ -13,7 +13,7 @@ import re
 import warnings
 
 import micrograd2 as mg
-from micrograd2.lessons.tools import check, error_of, live, live_torch, raises, section, show_graph, summary
+from micrograd2.lessons.tools import check, error_of, live_torch, raises, section, show_graph, summary
 
 torch = live_torch()  # PyTorch when it is installed: the same experiments then run on it, live
 print("PyTorch:", torch.__version__ if torch else "not installed (checks use its recorded output)")
@@ -59,7 +59,7 @@ def hooked_grads(lib):
 ours = hooked_grads(mg)
 print("micrograd2 tensors: [hook on x, removed, hook on h] =", ours)
 check("x.grad: [3·2 with the hook, 3 without, 3·2 with the hook on h]", [with_hook, x.grad, ours[2]],
-      [6.0, 3.0, 6.0], pytorch=live(hooked_grads(torch)) if torch else "tensor([6.]), tensor([3.]), tensor([6.])")
+      [6.0, 3.0, 6.0], torch=lambda: hooked_grads(torch), recorded="tensor([6.]), tensor([3.]), tensor([6.])")
 
 # %% [markdown]
 # ## Gradients of non-leaves: retain_grad()
@@ -90,9 +90,9 @@ for retain in (False, True):
 # %%
 x0 = 2.0
 check("without retain_grad(): h.grad is None", non_leaf_grads(mg, False)[0], None,
-      pytorch=live(non_leaf_grads(torch, False)[0]) if torch else "None, with a UserWarning")
+      torch=lambda: non_leaf_grads(torch, False)[0], recorded="None, with a UserWarning")
 check("with retain_grad(): (h.grad, x.grad) = (2h, 8x)", non_leaf_grads(mg, True), [2 * 2 * x0, 8 * x0],
-      pytorch=live(non_leaf_grads(torch, True)) if torch else "h.grad = tensor(8.) | x.grad = tensor(16.)")
+      torch=lambda: non_leaf_grads(torch, True), recorded="h.grad = tensor(8.) | x.grad = tensor(16.)")
 
 # %% [markdown]
 # ## autograd.grad: gradients without .grad
@@ -117,7 +117,7 @@ def grad_then_backward(lib):
 ours = grad_then_backward(mg)
 print("autograd.grad returned", ours[0], "| x.grad untouched:", ours[1], "| backward() adds instead:", ours[2])
 check("[autograd.grad, x.grad untouched, x.grad after backward]", ours, [3.0, 100.0, 103.0],
-      pytorch=live(grad_then_backward(torch)) if torch else "tensor([3.]), tensor([100.]), tensor([103.])")
+      torch=lambda: grad_then_backward(torch), recorded="tensor([3.]), tensor([100.]), tensor([103.])")
 
 # %% [markdown]
 # ## Second derivatives: create_graph=True
@@ -140,10 +140,10 @@ if torch:
     t_x = torch.tensor(x.item(), requires_grad=True)
     (t_dy,) = torch.autograd.grad(t_x ** 3, t_x, create_graph=True)
     (t_d2y,) = torch.autograd.grad(t_dy, t_x)
-check("dy/dx = 3x²", dy_dx, 3 * x.item() ** 2, pytorch=t_dy if torch else "tensor(12., grad_fn=<MulBackward0>)")
+check("dy/dx = 3x²", dy_dx, 3 * x.item() ** 2, torch=lambda: t_dy, recorded="tensor(12., grad_fn=<MulBackward0>)")
 check("dy/dx has a grad_fn", dy_dx.grad_fn is not None, True,
-      pytorch=live(t_dy.grad_fn is not None) if torch else "grad_fn=<MulBackward0>")
-check("d²y/dx² = 6x", d2y_dx2, 6 * x.item(), pytorch=t_d2y if torch else "tensor(12.)")
+      torch=lambda: t_dy.grad_fn is not None, recorded="grad_fn=<MulBackward0>")
+check("d²y/dx² = 6x", d2y_dx2, 6 * x.item(), torch=lambda: t_d2y, recorded="tensor(12.)")
 
 # %% [markdown]
 # A custom Function gets this for free when its backward is ordinary arithmetic; here the article's
@@ -167,7 +167,7 @@ x = mg.Value(3.0, requires_grad=True, label="x")
 (g2,) = mg.autograd.grad(g, x)
 print("d/dx =", g.item(), "| d²/dx² =", g2)
 check("SquareAndDouble: [d/dx = 4x, d²/dx² = 4] at 3", [g.item(), g2], [4 * x.item(), 4.0],
-      pytorch="12. and 4. (4·x·g, differentiated again)")
+      recorded="12. and 4. (4·x·g, differentiated again)")
 
 # %% [markdown]
 # ## Anomaly detection: who made the NaN?
@@ -185,7 +185,7 @@ if torch:
     t_x = torch.tensor([0.0, 1.0], requires_grad=True)
     (t_x ** 2).sqrt().sum().backward()
 check("x.grad = [nan, 1.0]", [xi.grad for xi in xs], [math.nan, 1.0],
-      pytorch=t_x.grad if torch else "tensor([nan, 1.])")
+      torch=lambda: t_x.grad, recorded="tensor([nan, 1.])")
 
 # %% [markdown]
 # `detect_anomaly()` checks every backward result for NaN and names the node that made it: here
@@ -214,8 +214,8 @@ with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     with raises("backward under detect_anomaly", RuntimeError,
                 "Function 'PowBackward0' returned nan values in its 0th output.",
-                pytorch=error_of(torch_anomaly) if torch else
-                "RuntimeError: Function 'PowBackward0' returned nan values in its 0th output."):
+                torch=lambda: error_of(torch_anomaly),
+                recorded="RuntimeError: Function 'PowBackward0' returned nan values in its 0th output."):
         with mg.autograd.detect_anomaly():
             forward_line = this_line()[1] + 1           # the line below: the forward that makes the NaN
             z = mg.sum((xi ** 2).sqrt() for xi in xs)
@@ -230,7 +230,7 @@ for line in report.splitlines():
         print("  ", line.strip())
 lines = [int(n) for n in re.findall(pattern, report)]
 check("the anomaly report points at the forward call, in this file", lines[-1] if lines else None,
-      forward_line, pytorch="Traceback of forward call that caused the error: File \"…\", line …")
+      forward_line, recorded="Traceback of forward call that caused the error: File \"…\", line …")
 
 # %% [markdown]
 # Infinities are not flagged, only NaN (as in PyTorch): log at 0 has gradient inf.
@@ -247,7 +247,7 @@ if torch:
             t_x = torch.tensor(0.0, requires_grad=True)
             t_x.log().backward()
 check("x.grad of log at 0 under detect_anomaly: inf, not flagged", x.grad, math.inf,
-      pytorch=t_x.grad if torch else "tensor(inf), not flagged")
+      torch=lambda: t_x.grad, recorded="tensor(inf), not flagged")
 
 # %% [markdown]
 # The graph whose backward made the NaN: each `xi ** 2` feeds a `SqrtBackward0`, and the sum adds them.

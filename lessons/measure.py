@@ -19,6 +19,7 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
+from micrograd2.autograd import events
 from micrograd2.tracing.nodes import reachable, saved_items
 
 
@@ -72,11 +73,15 @@ def torch_kept_bytes(forward: Callable[[], Any], parameters: Iterable[Any], grad
 
 
 def best_times(run: Callable[[bool], Any], repeats: int) -> tuple[float, float]:
-    """The best time (seconds) of ``run(grad_mode)`` for grad_mode True and False, taken in turns."""
+    """The best time (seconds) of ``run(grad_mode)`` for grad_mode True and False, taken in turns.
+
+    The runs are not traced (a lesson run traces its cells): a tracer's cost is no part of the
+    time measured."""
     times = {True: math.inf, False: math.inf}
-    for _ in range(repeats):
-        for grad_mode in (True, False):
-            start = time.perf_counter()
-            run(grad_mode)
-            times[grad_mode] = min(times[grad_mode], time.perf_counter() - start)
+    with events.silenced():
+        for _ in range(repeats):
+            for grad_mode in (True, False):
+                start = time.perf_counter()
+                run(grad_mode)
+                times[grad_mode] = min(times[grad_mode], time.perf_counter() - start)
     return times[True], times[False]

@@ -8,13 +8,14 @@ its backward passes) and as a Jupyter notebook (``micrograd2 lesson notebook 3``
 
 * ``torch = live_torch()``: PyTorch when it is installed (else ``None``), so a lesson
   can run the same experiment on it, live.
-* ``check(label, got, expected, pytorch=...)``: one ✓/✗ line.  ``expected`` is what the
-  lesson derives (from its own inputs or a formula); ``pytorch`` is what PyTorch gives:
-  a value it computed in this run (a ``torch.Tensor``, or any value wrapped in
-  ``live(...)``), compared too; or a string, PyTorch's recorded output, shown beside.
-* ``with raises(label, RuntimeError, "phrase", pytorch=...):`` code that must fail; the
-  error is shown as Python prints it, micrograd2's own "What to do" advice marked as ours.
-* ``error_of(fn)``: the error PyTorch raises for ``fn()``, live (for ``raises``'s ``pytorch``).
+* ``check(label, got, expected, torch=lambda: ..., recorded="...")``: one ✓/✗ line.  ``expected`` is
+  what the lesson derives (from its own inputs or a formula); ``torch`` returns PyTorch's result and is
+  called, and compared too, only when PyTorch is installed; otherwise ``recorded``, PyTorch's output
+  written down, is shown beside.  ``Recorded(text, passes=3)`` with ``inputs={"passes": passes}`` says
+  which inputs it was recorded for: after an edit of them it is shown as not applying, and not counted.
+* ``with raises(label, RuntimeError, "phrase", torch=lambda: error_of(...), recorded="..."):`` code that
+  must fail; the error is shown as Python prints it, micrograd2's own "What to do" advice marked as ours.
+* ``error_of(fn)``: the error PyTorch raises for ``fn()`` (what ``raises``'s ``torch`` returns).
 * ``section(title)``, ``show_error(exc)``, ``show_graph(root)``.
 * ``summary("Lesson 3")``: the closing line, which says honestly what was compared::
 
@@ -32,6 +33,7 @@ import math
 import os
 import sys
 import textwrap
+import warnings
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Callable, Iterator, TextIO
@@ -58,8 +60,8 @@ class Live:
 
 
 def live(value: Any) -> Live:
-    """Mark ``value`` as computed by PyTorch in this run, for ``check``'s ``pytorch=`` (needed for a
-    ``str``, ``bool`` or number taken from torch; a ``torch.Tensor`` is recognised by itself)."""
+    """Mark ``value`` as computed by PyTorch in this run, for the deprecated ``check(..., pytorch=)``
+    (``torch=lambda: value`` says the same without it)."""
     return Live(value)
 
 
@@ -200,47 +202,121 @@ def show_error(exc: BaseException) -> None:
 
 
 # -- checks -----------------------------------------------------------------------------------------
-def check(label: str, got: Any, expected: Any, *, pytorch: Any = None, rel: float = 1e-6,
-          abs: float = 1e-12) -> None:
-    """Print one ✓/✗ line: ``got`` (micrograd2's result) must equal ``expected`` (the lesson's own
-    derivation) and, if ``pytorch`` is a value PyTorch computed in this run, that value too.
+@dataclass(frozen=True, init=False)
+class Recorded:
+    """PyTorch's output written down in the lesson, with the inputs it was recorded for.
 
-    ``pytorch`` is a ``torch.Tensor`` or ``live(value)`` (compared: the check counts as "against
-    PyTorch run live"), a ``str`` (PyTorch's recorded output, shown: "against PyTorch's recorded
-    output"), or ``None``.  Numbers compare within ``rel``/``abs`` (NaN equals NaN); sequences item by
-    item; a one-element sequence equals its item; Values and Tensors by their numbers.
+    ``Recorded("tensor([9.])", passes=3)``: shown beside a check when PyTorch is not installed, and
+    counted only while ``check``'s ``inputs=`` still give ``passes=3``.  A student who edits the
+    lesson's inputs then reads that the recorded output does not apply, not a ✓ beside it.
     """
+
+    text: str
+    inputs: dict[str, Any] = field(default_factory=dict)
+
+    def __init__(self, text: str, **inputs: Any) -> None:
+        object.__setattr__(self, "text", text)
+        object.__setattr__(self, "inputs", inputs)
+
+    def mismatch(self, now: dict[str, Any] | None) -> str | None:
+        """The first input whose value differs from the one recorded (as ``"passes=3"``), else None."""
+        for name, then in self.inputs.items():
+            if now is None or name not in now or not _same(_plain(now[name]), _plain(then), 1e-9, 0.0):
+                return f"{name}={_show(then)}"
+        return None
+
+
+@dataclass(frozen=True)
+class Theirs:
+    """What PyTorch says for one check: its value (when run live), how it is shown, and what it is."""
+
+    shown: str | None = None
+    against: str | None = None  # "live", "recorded" or None (not counted against PyTorch)
+    value: Any = None
+
+
+# NOTE [live or recorded]: the one place that decides.  PyTorch installed and ``torch=`` given: run the
+# function now and compare with its result.  Otherwise the recorded output is shown, and counts only if
+# it was recorded for the inputs the lesson has now.
+def _theirs(torch: Callable[[], Any] | None, recorded: str | Recorded | None,
+            inputs: dict[str, Any] | None) -> Theirs:
+    if torch is not None and live_torch() is not None:
+        value = _live_value(torch())
+        if isinstance(value, BaseException):
+            return Theirs(_short(f"{type(value).__name__}: {_first_line(value)}"), "live", value)
+        return Theirs(_short(_show(value)), "live", value)
+    if recorded is None:
+        return Theirs()
+    if isinstance(recorded, str):
+        return Theirs(recorded, "recorded")
+    off = recorded.mismatch(inputs)
+    if off is None:
+        return Theirs(recorded.text, "recorded")
+    return Theirs(f"{recorded.text} for {off}: does not apply to these inputs, not counted", None)
+
+
+def _from_pytorch_argument(pytorch: Any) -> tuple[Callable[[], Any] | None, str | None]:
+    """The old ``pytorch=`` argument as ``torch=`` and ``recorded=`` (with a DeprecationWarning)."""
+    warnings.warn("check(..., pytorch=...) is deprecated: write torch=lambda: <PyTorch's value> and "
+                  "recorded=\"<its recorded output>\"", DeprecationWarning, stacklevel=3)
+    if pytorch is None or isinstance(pytorch, str):
+        return None, pytorch
+    if isinstance(pytorch, Live) or _from_torch(pytorch):
+        return (lambda: pytorch), None
+    raise TypeError(f"pytorch= takes PyTorch's recorded output (a str) or a value PyTorch computed in this run "
+                    f"(a torch.Tensor, or live(value)), not {type(pytorch).__name__}\n"
+                    f"What to do: write torch=lambda: <the value> instead.")
+
+
+def check(label: str, got: Any, expected: Any, *, torch: Callable[[], Any] | None = None,
+          recorded: str | Recorded | None = None, inputs: dict[str, Any] | None = None,
+          rel: float = 1e-6, abs: float = 1e-12, pytorch: Any = None) -> None:
+    """Print one ✓/✗ line: ``got`` (micrograd2's result) must equal ``expected`` (the lesson's own
+    derivation) and, when PyTorch is installed, what ``torch()`` returns (PyTorch's result, run live).
+
+    ``recorded``: PyTorch's output written down (a ``str``, or ``Recorded(text, **inputs)``), shown
+    beside the line when PyTorch is not installed; ``inputs``: the lesson's inputs now, which a
+    ``Recorded`` must match to count.  Numbers compare within ``rel``/``abs`` (NaN equals NaN),
+    sequences item by item (a list is never its one item), Values and Tensors by their numbers.
+    ``pytorch=`` is the old, deprecated way (a ``str`` recorded, a Tensor or ``live(...)`` live).
+    """
+    if pytorch is not None:
+        torch, recorded = _from_pytorch_argument(pytorch)
     ok = _same(_plain(got), _plain(expected), rel, abs)
     wanted = _show(expected)
-    text, against = _pytorch_text(pytorch)
-    if against == "live" and not _same(_plain(got), _plain(_live_value(pytorch)), rel, abs):
-        ok, wanted = False, f"{wanted}, and PyTorch's {text}"
-    _session.record(Check(label, ok, _short(_show(got)), _short(wanted), text, against))
+    theirs = _theirs(torch, recorded, inputs)
+    if theirs.against == "live" and not _same(_plain(got), _as_value(got, _plain(theirs.value)), rel, abs):
+        ok, wanted = False, f"{wanted}, and PyTorch's {theirs.shown}"
+    _session.record(Check(label, ok, _short(_show(got)), _short(wanted), theirs.shown, theirs.against))
 
 
 @contextlib.contextmanager
-def raises(label: str, error: type[BaseException], phrase: str, *, pytorch: Any = None) -> Iterator[None]:
+def raises(label: str, error: type[BaseException], phrase: str, *, torch: Callable[[], Any] | None = None,
+           recorded: str | Recorded | None = None, inputs: dict[str, Any] | None = None,
+           pytorch: Any = None) -> Iterator[None]:
     """``with raises("a second backward", RuntimeError, "a second time"):`` — the block must raise
     ``error`` with ``phrase`` in its message.  The error is shown (``show_error``) and stopped there;
-    a ✓/✗ line follows.  ``pytorch``: ``error_of(...)`` (PyTorch's error, live) or its recorded text."""
+    a ✓/✗ line follows.  ``torch``: returns PyTorch's error, live (``lambda: error_of(t.backward)``);
+    ``recorded``: its recorded text (as for ``check``)."""
+    if pytorch is not None:
+        torch, recorded = _from_pytorch_argument(pytorch)
     expected = f"{error.__name__}: {phrase}"
     raised: BaseException | None = None
     try:
         yield
     except Exception as exc:  # the error under test, whatever it is: shown and checked, never re-raised
         raised = exc
+    theirs = _theirs(torch, recorded, inputs)
     if raised is None:
-        _session.record(Check(label, False, "no error", expected, *_pytorch_text(pytorch)))
+        _session.record(Check(label, False, "no error", expected, theirs.shown, theirs.against))
         return
     show_error(raised)
     ok = isinstance(raised, error) and phrase in str(raised)
-    text, against = _pytorch_text(pytorch)
-    if against == "live":
-        theirs = _live_value(pytorch)
-        ok = ok and isinstance(theirs, BaseException) and type(theirs).__name__ == error.__name__ \
-            and phrase in str(theirs)
+    if theirs.against == "live":
+        ok = ok and isinstance(theirs.value, BaseException) and type(theirs.value).__name__ == error.__name__ \
+            and phrase in str(theirs.value)
     got = f"{type(raised).__name__}: {phrase if phrase in str(raised) else _first_line(raised)}"
-    _session.record(Check(label, ok, _short(got), expected, text, against))
+    _session.record(Check(label, ok, _short(got), expected, theirs.shown, theirs.against))
 
 
 def summary(name: str | None = None) -> Session:
@@ -344,21 +420,6 @@ def _from_torch(x: Any) -> bool:
     return type(x).__module__.split(".")[0] == "torch"
 
 
-def _pytorch_text(pytorch: Any) -> tuple[str | None, str | None]:
-    """How ``pytorch`` is shown, and what it is: ``"live"``, ``"recorded"`` or ``None``."""
-    if pytorch is None:
-        return None, None
-    if isinstance(pytorch, str):
-        return pytorch, "recorded"
-    if isinstance(pytorch, Live) or _from_torch(pytorch):
-        value = _live_value(pytorch)
-        shown = f"{type(value).__name__}: {_first_line(value)}" if isinstance(value, BaseException) else _show(value)
-        return _short(shown), "live"
-    raise TypeError(f"pytorch= takes PyTorch's recorded output (a str) or a value PyTorch computed in this run "
-                    f"(a torch.Tensor, or live(value)), not {type(pytorch).__name__}\n"
-                    f"What to do: wrap a value taken from torch in live(...).")
-
-
 def _live_value(pytorch: Any) -> Any:
     return pytorch.value if isinstance(pytorch, Live) else pytorch
 
@@ -377,10 +438,7 @@ def _plain(x: Any) -> Any:
 
 
 def _same(got: Any, expected: Any, rel: float, abs_: float) -> bool:
-    if isinstance(got, list) and len(got) == 1 and not isinstance(expected, list):
-        got = got[0]
-    if isinstance(expected, list) and len(expected) == 1 and not isinstance(got, list):
-        expected = expected[0]
+    """Equal in shape (a list is never its one item) and, number by number, within ``rel``/``abs_``."""
     if isinstance(expected, list):
         return (isinstance(got, list) and len(got) == len(expected)
                 and all(_same(g, e, rel, abs_) for g, e in zip(got, expected)))
@@ -393,6 +451,14 @@ def _same(got: Any, expected: Any, rel: float, abs_: float) -> bool:
             return math.isnan(got)
         return got == expected or math.isclose(got, expected, rel_tol=rel, abs_tol=abs_)
     return bool(got == expected)
+
+
+def _as_value(got: Any, theirs: Any) -> Any:
+    """PyTorch's one-element tensor as the number a scalar ``Value`` holds: the lessons' scalar engine
+    plays ``torch.tensor([2.0])`` with ``Value(2.0)``.  Any other shape is compared as it is."""
+    a_value = hasattr(got, "grad_fn") and hasattr(got, "item") and not hasattr(got, "shape")
+    scalar = a_value or (isinstance(got, (int, float)) and not isinstance(got, bool))
+    return theirs[0] if scalar and isinstance(theirs, list) and len(theirs) == 1 else theirs
 
 
 def _show(x: Any) -> str:

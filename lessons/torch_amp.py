@@ -110,6 +110,13 @@ def bce_under_autocast(logit: float) -> tuple[Any, Any]:
     return error.value, with_logits
 
 
+def dot_under_autocast() -> str:
+    """PyTorch under CPU autocast (float16): the dtype of ``torch.dot`` of two float32 vectors."""
+    torch = _torch()
+    with torch.autocast("cpu", dtype=torch.float16):
+        return dtype_name(torch.dot(torch.ones(2), torch.ones(2)))
+
+
 # -- PyTorch's side of lesson 7 ---------------------------------------------------------------------
 def clipped(scaled_grads: list[float], unscale_first: bool, max_norm: float) -> float:
     """PyTorch: the norm of the gradients after unscale_ and clip_grad_norm_ in the given order."""

@@ -21,7 +21,12 @@ from .autograd import (
     no_grad,
     set_grad_enabled,
 )
-from .autograd.anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
+from .autograd.anomaly import (
+    detect_anomaly,
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    set_detect_anomaly,
+)
 from .scalar import Value, dot, sum
 
 __version__ = "0.1.0"
@@ -45,7 +50,8 @@ _LAZY = {
 }
 
 __all__ = [
-    "Function", "Value", "autograd", "detect_anomaly", "dot", "enable_grad", "inference_mode", "is_anomaly_enabled",
+    "Function", "Value", "autograd", "detect_anomaly", "dot", "enable_grad", "inference_mode",
+    "is_anomaly_check_nan_enabled", "is_anomaly_enabled",
     "is_grad_enabled", "is_inference_mode_enabled", "no_grad", "set_detect_anomaly", "set_grad_enabled", "sum",
     *_LAZY,
 ]

@@ -9,7 +9,7 @@ every op consults while the block is active (and nothing at all otherwise):
   and every loss of ``mg.nn.functional`` (``binary_cross_entropy_with_logits`` among them)
   cast them to float32;
 * ``binary_cross_entropy`` is refused (``refuse_under_autocast``): PyTorch's autocast
-  raises "unsafe to autocast" for it and points to the with-logits form;
+  (CUDA's) raises "unsafe to autocast" for it and points to the with-logits form;
 * all other ops run in their inputs' dtype (promotion), so an elementwise op after
   a float16 product runs in float16 too.
 
@@ -193,7 +193,7 @@ def refuse_under_autocast(name: str, what_to_do: str) -> None:
         return
     raise RuntimeError(
         f"mg.nn.functional.{name} is unsafe to autocast "
-        f"(as torch.nn.functional.{name} is under PyTorch's autocast).\nWhat to do: {what_to_do}"
+        f"(as torch.nn.functional.{name} is under PyTorch's CUDA autocast).\nWhat to do: {what_to_do}"
     )
 
 
@@ -288,6 +288,10 @@ class GradScaler:
         """
         if not self._enabled:
             return optimizer.step(*args, **kwargs)
+        if "closure" in kwargs:  # PyTorch's refusal: a closure would recompute the scaled gradients
+            raise RuntimeError("Closure use is not currently supported if GradScaler is enabled.\n"
+                               "What to do: compute the loss and call scaler.scale(loss).backward() "
+                               "yourself, then scaler.step(optimizer) without a closure.")
         self._check_scale("step")
         state = self._state(optimizer)
         if state["stage"] is _STEPPED:

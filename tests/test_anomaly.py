@@ -54,3 +54,15 @@ def test_set_detect_anomaly_is_also_a_context_manager() -> None:
         with mg.set_detect_anomaly(True):
             assert mg.is_anomaly_enabled()
     assert not mg.is_anomaly_enabled()
+
+
+def test_check_nan_false_keeps_anomaly_mode_but_checks_no_nan() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with mg.detect_anomaly(check_nan=False):
+            assert mg.is_anomaly_enabled() and not mg.autograd.is_anomaly_check_nan_enabled()
+            x = mg.Value(0.0, requires_grad=True)
+            (x.sqrt() * 0).backward()  # NaN, unflagged
+        with mg.set_detect_anomaly(True, check_nan=True):
+            assert mg.autograd.is_anomaly_check_nan_enabled()
+    assert not mg.is_anomaly_enabled() and mg.autograd.is_anomaly_check_nan_enabled()

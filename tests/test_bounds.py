@@ -82,3 +82,20 @@ def test_where_names_the_innermost_frame_inside_the_workspace(tmp_path: Path) ->
     assert bounds.where(sys._getframe(), here.parent) == f"{here.name}:{line + 1} in " \
         "test_where_names_the_innermost_frame_inside_the_workspace"
     assert bounds.where(None, tmp_path) == ""
+
+
+def test_the_wall_clock_limit_leaves_out_the_time_spent_waiting_for_a_cpu(monkeypatch: pytest.MonkeyPatch) -> None:
+    now, delay = [100.0], [5.0]
+    monkeypatch.setattr(bounds.time, "monotonic", lambda: now[0])
+    monkeypatch.setattr(bounds, "run_delay", lambda pid="self": delay[0])
+    clock = bounds.WaitClock()
+    now[0], delay[0] = 110.0, 12.0  # 10 s passed, 7 of them waiting for a CPU that others held
+    assert clock.seconds() == pytest.approx(3.0)
+    now[0] = 120.0  # 10 s more asleep (a sleep or input() is not a wait for a CPU): it counts
+    assert clock.seconds() == pytest.approx(13.0)
+    delay[0] = 0.0  # the process just ended: its last reading stands
+    assert clock.seconds() == pytest.approx(13.0)
+
+
+def test_run_delay_reads_linux_schedstat_or_says_zero() -> None:
+    assert bounds.run_delay() >= 0.0 and bounds.run_delay(-1) == 0.0

@@ -38,3 +38,21 @@ def test_grad_with_respect_to_a_custom_functions_second_output() -> None:
     x = mg.Value(1.0, requires_grad=True)
     a, b = Two.apply(x)
     assert mg.autograd.grad(a * b * 5, [b]) == (10.0,)
+
+
+def test_grad_of_a_non_leaf_applies_its_hooks_but_not_its_nodes_prehooks() -> None:
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    h = x * 2
+    ran = []
+    h.grad_fn.register_prehook(lambda g: ran.append("prehook"))
+    h.register_hook(lambda g: g * 10)
+    (g,) = mg.autograd.grad((h * h).sum(), [h])
+    assert (g.tolist(), ran) == ([40.0, 80.0], [])
+
+
+def test_materialize_grads_gives_zeros_for_an_unused_input() -> None:
+    x, z = mg.tensor([1.0, 2.0], requires_grad=True), mg.tensor([1.0, 2.0], requires_grad=True)
+    gx, gz = mg.autograd.grad((x * 2).sum(), [x, z], materialize_grads=True)
+    assert (gx.tolist(), gz.tolist()) == ([2.0, 2.0], [0.0, 0.0])
+    with pytest.raises(ValueError, match="Expected allow_unused to be True or not passed"):
+        mg.autograd.grad((x * 2).sum(), [x, z], materialize_grads=True, allow_unused=False)

@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from micrograd2 import __version__
-from micrograd2.cli import COMMANDS, main
+from micrograd2.cli import COMMANDS, main, one_line_help
 
 
 def test_help_lists_the_commands() -> None:
@@ -81,8 +81,15 @@ def test_help_imports_nothing_beyond_click(path: list[str]) -> None:
 
 def test_help_lists_every_command_with_its_line_without_loading_it() -> None:
     out = CliRunner().invoke(main, ["--help"]).output
-    for name, (_, line) in COMMANDS.items():
-        assert name in out and " ".join(line.split()[:4]) in " ".join(out.split())
+    for name in COMMANDS:
+        line = one_line_help(name)
+        assert line and name in out and " ".join(line.split()[:4]) in " ".join(out.split())
+
+
+def test_each_commands_one_line_help_is_its_docstrings_first_line() -> None:
+    for name in COMMANDS:
+        command = main.get_command(click.Context(main), name)
+        assert command is not None and (command.help or "").split("\n")[0] == one_line_help(name)
 
 
 def test_a_closed_pipe_ends_quietly() -> None:

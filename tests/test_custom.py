@@ -2,6 +2,7 @@
 mark_non_differentiable, and the gradient refused for a number input."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from conftest import SumAndProduct
 
@@ -104,3 +105,110 @@ def test_extra_trailing_none_gradients_are_dropped_as_pytorch_drops_them() -> No
     x = mg.Value(1.0, requires_grad=True)
     Double.apply(x).backward()
     assert x.grad == 2.0
+
+
+def _returning(gradient):
+    """A custom identity whose backward returns ``gradient``, whatever it receives."""
+    class Id(mg.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 1
+
+        @staticmethod
+        def backward(ctx, g):
+            return gradient
+    return Id
+
+
+def test_a_gradient_the_input_broadcasts_to_is_summed_back_and_any_other_is_refused() -> None:
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    _returning(mg.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])).apply(x).sum().backward()
+    assert x.grad.tolist() == [9.0, 12.0]  # the column sums
+    with pytest.raises(RuntimeError, match=r"IdBackward returned an invalid gradient at index 0 - "
+                                           r"got \[3\] but expected shape compatible with \[2\]"):
+        _returning(mg.tensor([1.0, 2.0, 3.0])).apply(x).sum().backward()
+    with pytest.raises(RuntimeError, match=r"expected Variable or None \(got numpy.float64\)"):
+        _returning(np.exp(np.float64(0.0))).apply(mg.tensor(1.0, requires_grad=True)).backward()
+
+
+def test_setup_context_with_a_forward_without_ctx() -> None:
+    class Mul(mg.Function):
+        @staticmethod
+        def forward(x, w):
+            seen.append(mg.is_grad_enabled())
+            return x * w
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(*inputs)
+
+        @staticmethod
+        def backward(ctx, g):
+            x, w = ctx.saved_tensors
+            return g * w, g * x
+
+    seen: list[bool] = []
+    x, w = mg.tensor([1.0, 2.0], requires_grad=True), mg.tensor([3.0, 4.0], requires_grad=True)
+    Mul.apply(x, w).sum().backward()
+    assert (x.grad.tolist(), w.grad.tolist(), seen) == ([3.0, 4.0], [1.0, 2.0], [False])
+
+
+def test_outputs_that_are_not_data_pass_through_and_an_index_keeps_its_dtype() -> None:
+    class Arg(mg.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2, np.argmax(x), 3, "tag"
+
+        @staticmethod
+        def backward(ctx, g, g_index, g_count, g_tag):
+            assert (g_count, g_tag) == (None, None)
+            return g * 2
+
+    x = mg.tensor([1.0, 3.0, 2.0], requires_grad=True)
+    y, index, count, tag = Arg.apply(x)
+    assert (index.dtype, index.requires_grad, count, tag) == ("int64", False, 3, "tag")
+    y.sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_mark_dirty_refuses_an_input_not_returned_and_on_a_view_records_copy_slices() -> None:
+    class Scale_(mg.Function):
+        @staticmethod
+        def forward(ctx, x, returned):
+            x *= 5
+            ctx.mark_dirty(x)
+            return x if returned else (x * 1, x * 2)
+
+        @staticmethod
+        def backward(ctx, g, *rest):
+            return g * 5, None
+
+    with pytest.raises(RuntimeError, match="Some elements marked as dirty during the forward"):
+        Scale_.apply(mg.tensor([1.0, 2.0], requires_grad=True) * 1, False)
+    leaf = mg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    base = leaf * 1
+    Scale_.apply(base[:2], True)
+    assert base.grad_fn.name() == "CopySlices"
+    base.sum().backward()
+    assert leaf.grad.tolist() == [5.0, 5.0, 1.0]
+
+
+def test_a_saved_output_of_several_is_a_tensor_in_the_graph_under_create_graph() -> None:
+    class Cube(mg.Function):
+        @staticmethod
+        def forward(x):
+            return x ** 3, 3 * x ** 2
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(inputs[0], output[1])
+
+        @staticmethod
+        def backward(ctx, g, g_dx):
+            x, dx = ctx.saved_tensors
+            return g * dx + g_dx * 6 * x
+
+    x = mg.tensor([1.0, 2.0], dtype="float64", requires_grad=True)
+    (g,) = mg.autograd.grad(Cube.apply(x)[0].sum(), x, create_graph=True)
+    g.sum().backward()
+    assert (g.tolist(), x.grad.tolist()) == ([3.0, 12.0], [6.0, 12.0])  # d²(x³) = 6x, not 0

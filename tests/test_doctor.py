@@ -82,3 +82,13 @@ def test_engine_path_is_the_path_this_process_runs() -> None:
     expected = "fast" if fast is not None and getattr(fast, "ENABLED", False) else "reference"
     assert doctor.engine_path() == expected
     assert row(CliRunner().invoke(main, ["doctor"]).output, "engine").split()[2:4] == [expected, "path"]
+
+
+def test_torch_is_said_to_be_what_the_lessons_compare_with_live() -> None:
+    names = dict(doctor.CHECKS)
+    assert "torch (PyTorch)" in names and not any("parity tests)" in name for name in names)
+    out = CliRunner().invoke(main, ["doctor"]).output
+    line = next(t for t in out.splitlines() if "torch (PyTorch)" in t)
+    assert "parity tests only" not in line
+    if importlib.util.find_spec("torch") is None:
+        assert "the lessons then compare with PyTorch live" in line

@@ -105,7 +105,8 @@ MUTANTS = [
     (1, "Sum.backward divides by n", "return (grad,) * ctx.n", "return (grad / ctx.n,) * ctx.n",
      "test_sum_backward_sends_the_upstream_gradient_to_every_input", "node SumBackward (the reference's SumBackward0)"),
     (2, "tanh' = 1 - t", "return grad * (1 - t * t)", "return grad * (1 - t)",
-     "test_tanh_backward_matches_the_builtin_walk", "node TanhBackward (the reference's TanhBackward0)"),
+     "test_tanh_backward_matches_the_builtin_walk",
+     "ex02_activations.py:33 in Tanh.backward: step 2 of the backward walk"),  # the student's backward
     (2, "sigmoid' = s", "return grad * s * (1 - s)", "return grad * s",
      "test_sigmoid_backward_matches_the_builtin_walk", "its gradient for input 0 is"),
     (3, "recursive depth-first search", None, RECURSIVE_DFS,

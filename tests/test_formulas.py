@@ -158,3 +158,11 @@ def test_formulas_find_a_saved_item_by_its_name_in_any_order() -> None:
                       grad_output=1.0, grad_inputs=(("x", 12.0),), saved=(("x", 2.0),),
                       saved_names=("self",))
     assert (forward_formula(bare), gradient_text(bare, 0)) == ("x^p", "1.0 × p·x^(p−1) = 12.0")
+
+
+def test_a_negative_number_in_a_formula_is_parenthesized() -> None:
+    with mg.trace() as t:
+        x = mg.Value(2.0, requires_grad=True, label="x")
+        ((x - (-1.0)) * -2.0).backward()
+    text = t.narrate()
+    assert "(x − (-1.0))·(-2.0) = -6.0" in text and " − -" not in text

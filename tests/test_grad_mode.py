@@ -153,8 +153,8 @@ def test_inference_mode_records_nothing_and_nests() -> None:
     with mg.inference_mode():
         y = x * 2
         assert mg.is_inference_mode_enabled() and not mg.is_grad_enabled()
-        with mg.inference_mode(False):
-            assert not mg.is_grad_enabled()  # mode=False changes nothing
+        with mg.inference_mode(False):  # InferenceMode(false): grad mode on, inference off
+            assert mg.is_grad_enabled() and not mg.is_inference_mode_enabled()
     assert not y.requires_grad and y.is_leaf
     assert mg.is_grad_enabled() and not mg.is_inference_mode_enabled()
 

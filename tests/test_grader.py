@@ -4,6 +4,7 @@ tests, one exercise in one process, are in test_runner.py; the time limits' in t
 from __future__ import annotations
 
 import os
+import resource
 import shutil
 import signal
 import subprocess
@@ -37,7 +38,7 @@ def broken(tmp_path_factory: pytest.TempPathFactory) -> dict[int, ExerciseResult
     return {r.number: r for r in sorted(results, key=lambda r: r.number)}
 
 
-# A 3 s limit is reached as 3 s of CPU time, or as twice that in wall-clock time on a busy machine.
+# A 3 s limit is reached as 3 s of CPU time, or as twice that in wall-clock time less any wait for a CPU.
 SPENT_3 = ("3 s of CPU time", "6 s")
 
 
@@ -50,9 +51,10 @@ def line_of(number: int, text: str, workspace_file: str | None = None) -> int:
 def test_a_wrong_backward_is_reported_with_the_first_differing_trace_step(broken: dict[int, ExerciseResult]) -> None:
     r = broken[1]
     assert r.status == "failed" and 0 < r.tests_passed < len(r.tests)
-    assert r.summary.startswith("step 1 of the backward walk of a * b (x0=3.0, x1=4.0): node MulBackward (the "
-                                "reference's MulBackward0), output 12.0, upstream gradient 1.0: its gradient for "
-                                "input 0 is 3.0, expected 4.0")
+    line = line_of(1, "def backward")  # Mul's, the first Function of the file: where the student's error is
+    assert r.summary.startswith(f"ex01_mul_sum.py:{line} in Mul.backward: step 1 of the backward walk of a * b "
+                                "(x0=3.0, x1=4.0): node MulBackward (the reference's MulBackward0), output 12.0, "
+                                "upstream gradient 1.0: its gradient for input 0 is 3.0, expected 4.0")
     failed = [t for t in r.tests if t.outcome == "failed"]
     assert failed[0].name == "test_mul_backward_matches_the_builtin_walk" and "expected 4.0" in failed[0].details
     assert r.details == failed[0].details
@@ -72,7 +74,7 @@ def test_an_import_error_is_named_with_file_and_line(broken: dict[int, ExerciseR
 
 def test_an_infinite_loop_is_a_timeout_naming_the_test_and_the_line(broken: dict[int, ExerciseResult]) -> None:
     r = broken[3]
-    assert r.status == "timeout" and r.seconds < 30
+    assert r.status == "timeout" and r.seconds < 120  # a generous bound: the limit itself is checked below
     line = line_of(3, "start = root.grad_fn")  # where `while True: pass` was put
     assert r.summary in [f"timeout after {spent} at ex03_topo_order.py:{at} in reverse_topological_order, in "
                          "test_block1_graph_is_ordered (an infinite loop, or far too slow?)"
@@ -187,7 +189,7 @@ def start_grader(workspace: Path) -> subprocess.Popen[bytes]:
     grading = subprocess.Popen([sys.executable, "-m", "micrograd2", "exercise", "check", str(workspace), "--jobs", "2"],
                                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 120  # generous: only a grader that starts nothing should reach it
     while len(runners_of(workspace)) < 2:
         assert time.monotonic() < deadline and grading.poll() is None, "the grader started no runner"
         time.sleep(0.05)
@@ -205,11 +207,15 @@ needs_proc = pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason=
 
 
 @pytest.mark.slow
-def test_a_workspace_that_hangs_everywhere_is_graded_within_a_minute(tmp_path: Path) -> None:
+def test_a_workspace_that_hangs_everywhere_is_graded_within_its_limits(tmp_path: Path) -> None:
     workspace = hanging_workspace(tmp_path / "ws")
-    started = time.monotonic()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     results = grader.check(workspace, jobs=2)
-    assert time.monotonic() - started < 60
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    # CPU time, not wall-clock time: a busy machine makes the run longer, not the runners' share of work.
+    # Each runner stops at its own CPU limit (plus its start-up, under 2 s), never runs on.
+    spent = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    assert spent < sum(grader.default_timeout(n) + 2 for n in catalog.NUMBERS)
     assert [r.status for r in results] == ["timeout"] * len(catalog.EXERCISES)
     for r in results:
         assert f"at {r.name}.py:" in r.summary and "in <module>, while importing" in r.summary
@@ -222,8 +228,10 @@ def test_sigterm_or_ctrl_c_stops_the_grader_at_once_and_every_runner(tmp_path: P
     grading = start_grader(workspace)
     sent = time.monotonic()
     grading.send_signal(signum)
-    _, err = grading.communicate(timeout=10)
-    assert time.monotonic() - sent < 5  # at once: not after the exercises' time limits (3 s and more each)
+    _, err = grading.communicate(timeout=120)
+    # At once: waiting for the limits of the 9 hanging exercises instead would take at least 9 × 3 s of CPU
+    # time on 2 jobs, 13.5 s even on a quiet machine; a busy one only makes that longer.
+    assert time.monotonic() - sent < 12
     assert grading.returncode == 128 + signum
     assert "every running exercise was ended" in err.decode() and "Traceback" not in err.decode()
     assert wait_until_gone(workspace, 0.5) == []

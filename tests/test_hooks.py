@@ -65,3 +65,34 @@ def test_hooks_live_in_the_side_table_only_while_their_node_lives() -> None:
     count = len(hooks.HOOKS)
     del y
     assert node() is None and len(hooks.HOOKS) == count - 1
+
+
+def test_a_node_hook_may_not_change_a_gradients_size_or_dtype() -> None:
+    x, w = mg.tensor([1.0, 2.0], requires_grad=True), mg.tensor([3.0, 4.0], requires_grad=True)
+    y = x * w
+    y.grad_fn.register_prehook(lambda g: (mg.tensor([1.0, 1.0, 1.0]),))
+    with pytest.raises(RuntimeError, match="hook '<lambda>' has changed the size of value"):
+        y.sum().backward(retain_graph=True)
+    z = x * w
+    z.grad_fn.register_hook(lambda gi, go: (gi[0].double(), gi[1]))
+    with pytest.raises(RuntimeError, match=r"changed the type of value \(was torch.FloatTensor got"):
+        z.sum().backward()
+
+
+def test_a_hook_on_an_output_that_gets_no_gradient_is_called_with_none() -> None:
+    from conftest import SumAndProduct
+
+    a, b = mg.Value(2.0, requires_grad=True), mg.Value(5.0, requires_grad=True)
+    s, p = SumAndProduct.apply(a, b)
+    seen = []
+    p.register_hook(seen.append)
+    (s * 1).backward()
+    assert seen == [None]
+
+
+def test_retain_grad_under_create_graph_is_a_clone() -> None:
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    h = x * 2
+    h.retain_grad()
+    (h * h).sum().backward(create_graph=True)
+    assert h.grad.grad_fn.name() == "CloneBackward0"

@@ -262,3 +262,61 @@ def test_the_lessons_are_found_without_an_install_from_a_source_checkout() -> No
     assert package.__name__ == "micrograd2.lessons"
     assert Path(package.__path__[0]).resolve() == (ROOT / "lessons").resolve()
     assert sys.modules["micrograd2.lessons"] is package
+
+
+LONG = """# %%
+import micrograd2 as mg
+
+x = mg.Value(1.0, requires_grad=True)
+y = x
+for _ in range(150):
+    y = y * 1.0
+y.backward()
+"""
+
+
+def test_html_of_a_pass_too_long_for_a_page_is_refused_in_one_warning(tmp_path: Path) -> None:
+    script, page = tmp_path / "long.py", tmp_path / "long.html"
+    script.write_text(LONG, encoding="utf-8")
+    result = cli("run", str(script), "--no-color", "--verbosity", "summary", "--html", str(page))
+    assert result.exit_code == 0, result.output
+    assert f"warning: no {page}: long.py's backward pass 1 has 150 steps, and a step-through page is for " \
+           "passes of at most 100" in result.output
+    assert not page.exists() and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("option", ["--graph", "--html"])
+def test_a_file_in_a_missing_folder_is_refused_as_train_plot_does(tmp_path: Path, option: str) -> None:
+    result = cli("run", "2", option, str(tmp_path / "nowhere" / "g.svg"))
+    assert result.exit_code == 2 and "does not exist (create it first)" in result.output
+    assert not (tmp_path / "nowhere").exists()
+
+
+def test_ctrl_c_in_run_all_says_what_finished_and_exits_130(monkeypatch: pytest.MonkeyPatch) -> None:
+    ran_one = lesson_command._run_one
+
+    def interrupted_after_the_first(target: object, options: lesson_command.Options) -> lesson_command.Ran:
+        if target != 1:
+            raise KeyboardInterrupt
+        return ran_one(target, options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(lesson_command, "_run_one", interrupted_after_the_first)
+    result = cli("run", "all", "--no-trace", "--no-color")
+    assert result.exit_code == 130
+    assert "stopped (Ctrl-C) after 1 of 8 lessons; finished: lesson 1 ✓" in result.output
+    assert "Aborted" not in result.output
+
+
+def test_reference_reruns_the_command_on_the_reference_path(tmp_path: Path) -> None:
+    import os
+    import subprocess
+
+    script = tmp_path / "where.py"
+    script.write_text(MINE.replace('check("x.grad", x.grad, 3.0)',
+                                   'check("fast layer off", mg.fast.ENABLED, False)'), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "MICROGRAD2_REFERENCE"}
+    done = subprocess.run([sys.executable, "-m", "micrograd2", "lesson", "run", str(script), "--reference",
+                           "--no-color", "--no-trace"], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "✓ fast layer off: False" in done.stdout
+    assert "from the command line" in cli("run", str(script), "--reference").output  # in-process: refused

@@ -22,8 +22,8 @@ def fresh() -> Any:
 
 def test_a_check_that_differs_is_a_cross_with_both_values(fresh: Any) -> None:
     session, stream = fresh
-    tools.check("same", 2.0, 2.0, pytorch="tensor(2.)")
-    tools.check("x.grad", 0.0, None, pytorch="None")
+    tools.check("same", 2.0, 2.0, recorded="tensor(2.)")
+    tools.check("x.grad", 0.0, None, recorded="None")
     assert [c.ok for c in session.checks] == [True, False]
     assert "✗ x.grad: 0.0   (expected None)   PyTorch (recorded): None" in stream.getvalue()
     tools.summary("Lesson 99")
@@ -35,20 +35,23 @@ def test_numbers_compare_within_tolerance_and_nan_equals_nan(fresh: Any) -> None
     tools.check("close", 1.0 + 1e-12, 1.0)
     tools.check("nan", float("nan"), float("nan"))
     tools.check("lists", [1.0, None], [1.0, None])
-    tools.check("a one-element list is its item", [9.0], 9.0)
     tools.check("a Value by its number", mg.Value(3.0), 3.0)
     tools.check("a Tensor by its numbers", mg.tensor([1.0, 2.0]), [1.0, 2.0])
     assert all(c.ok for c in session.checks)
     tools.check("far", 1.1, 1.0)
     tools.check("bool is not a number", True, 1.0)
     tools.check("lengths", [1.0], [1.0, 2.0])
-    assert [c.ok for c in session.checks[-3:]] == [False, False, False]
+    tools.check("a one-element list is not its item", [9.0], 9.0)
+    tools.check("nor an item a one-element list", 9.0, [9.0])
+    assert [c.ok for c in session.checks[-5:]] == [False] * 5
 
 
-def test_a_live_pytorch_value_is_compared_too_and_counted_as_live(fresh: Any) -> None:
+def test_a_live_pytorch_value_is_compared_too_and_counted_as_live(fresh: Any,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     session, stream = fresh
-    tools.check("agrees with both", 9.0, 9.0, pytorch=tools.live(9.0))
-    tools.check("the lesson agrees, PyTorch does not", 9.0, 9.0, pytorch=tools.live(12.0))
+    monkeypatch.setattr(tools, "live_torch", lambda: object())  # as if PyTorch were installed
+    tools.check("agrees with both", 9.0, 9.0, torch=lambda: 9.0, recorded="never shown when live")
+    tools.check("the lesson agrees, PyTorch does not", 9.0, 9.0, torch=lambda: 12.0)
     tools.check("no counterpart", 1, 1)
     assert [c.ok for c in session.checks] == [True, False, True]
     assert [c.against for c in session.checks] == ["live", "live", None]
@@ -57,18 +60,55 @@ def test_a_live_pytorch_value_is_compared_too_and_counted_as_live(fresh: Any) ->
                     "1 fail.")
 
 
-def test_a_plain_number_is_not_passed_off_as_pytorch(fresh: Any) -> None:
-    with pytest.raises(TypeError, match="live"):
+def test_without_pytorch_the_recorded_output_is_shown_and_the_function_never_called(
+        fresh: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    session, stream = fresh
+    monkeypatch.setenv(tools.NO_TORCH, "1")
+    tools.check("x.grad", 9.0, 9.0, torch=lambda: 1 / 0, recorded="tensor([9.])")
+    assert session.checks[-1].against == "recorded" and "PyTorch (recorded): tensor([9.])" in stream.getvalue()
+
+
+def test_a_recorded_output_for_other_inputs_does_not_apply_and_is_not_counted(
+        fresh: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    session, stream = fresh
+    monkeypatch.setenv(tools.NO_TORCH, "1")
+    for passes in (3, 4):
+        tools.check(f"after {passes}", passes * 3.0, passes * 3.0, inputs={"passes": passes},
+                    recorded=tools.Recorded("tensor([9.])", passes=3))
+    assert [c.against for c in session.checks] == ["recorded", None]
+    assert "✓ after 4: 12.0   PyTorch (recorded): tensor([9.]) for passes=3: does not apply to these inputs, " \
+           "not counted" in stream.getvalue()
+    assert "1 against PyTorch's recorded output, 1 against the lesson's own numbers only" \
+        in tools.summary_line(session.checks, None)
+
+
+def test_a_scalar_value_stands_for_pytorchs_one_element_tensor_only(fresh: Any,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    session, _ = fresh
+    monkeypatch.setattr(tools, "live_torch", lambda: object())
+    tools.check("Value vs tensor([9.])", mg.Value(9.0), 9.0, torch=lambda: [9.0])
+    tools.check("a list vs a list", [9.0], [9.0], torch=lambda: [[9.0]])
+    assert [c.ok for c in session.checks] == [True, False]
+
+
+def test_the_old_pytorch_argument_still_works_with_a_deprecation_warning(fresh: Any) -> None:
+    session, _ = fresh
+    with pytest.warns(DeprecationWarning, match="torch=lambda"):
+        tools.check("recorded", 1.0, 1.0, pytorch="tensor(1.)")
+    with pytest.warns(DeprecationWarning), pytest.raises(TypeError, match="torch=lambda"):
         tools.check("x", 1.0, 1.0, pytorch=1.0)
+    assert session.checks[-1].against == "recorded"
 
 
-def test_raises_shows_the_error_and_marks_micrograd2s_advice_as_its_own(fresh: Any) -> None:
+def test_raises_shows_the_error_and_marks_micrograd2s_advice_as_its_own(fresh: Any,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     session, stream = fresh
     x = mg.Value(2.0, requires_grad=True)
     z = x * x
     z.backward()
+    monkeypatch.setattr(tools, "live_torch", lambda: object())
     with tools.raises("a second backward", RuntimeError, "a second time",
-                      pytorch=tools.error_of(lambda: (_ for _ in ()).throw(RuntimeError("… a second time …")))):
+                      torch=lambda: tools.error_of(lambda: (_ for _ in ()).throw(RuntimeError("… a second time …")))):
         z.backward()
     text = stream.getvalue()
     assert "  RuntimeError: Trying to backward through the graph a second time" in text

@@ -135,6 +135,17 @@ def test_lesson_3_follows_an_edit_of_its_loop(tmp_path: Path, no_torch: str) -> 
     assert "✓ x.grad after 4 backwards = 4·w: 12.0" in done.stdout
     assert "✓ w.grad after 4 backwards = 4·x: 8.0" in done.stdout
     assert ("run live" in done.stdout) == (HAS_TORCH and not no_torch)
+    if no_torch:  # the recorded tensor([9.]) was for 3 passes: it is said not to apply, and not counted
+        assert "PyTorch (recorded): tensor([9.]) for passes=3: does not apply to these inputs" in done.stdout
+        assert "9 against PyTorch's recorded output, 4 against the lesson's own numbers only" in done.stdout
+
+
+@pytest.mark.skipif(not HAS_TORCH, reason="the README quotes lesson 3 as it runs with PyTorch installed")
+def test_the_readme_quotes_the_summary_line_lesson_3_really_prints(capsys: pytest.CaptureFixture[str]) -> None:
+    _, text = ran(3, capsys)
+    line = next(t for t in text.splitlines() if t.startswith("✓ Lesson 3:"))
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    assert f"`{line}`" in readme
 
 
 def test_a_failing_check_makes_the_python_run_exit_1_with_the_reason(tmp_path: Path) -> None:

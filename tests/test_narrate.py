@@ -17,6 +17,7 @@ from conftest import block2_trace
 import micrograd2 as mg
 from micrograd2.tracing import Pass, TraceEvent
 from micrograd2.tracing.narrate import narrate, narration_lines, use_color
+from micrograd2.tracing.tracer import Tracer
 
 BLOCK2_STEPS = """\
 backward pass 1 from z = 23.0 (SumBackward0), seed gradient 1.0
@@ -207,3 +208,38 @@ def test_array_values_are_narrated_small_as_lists_large_as_summaries() -> None:
     assert "→ x: [1.0, 1.0] × w ([4.0, 5.0]) = [4.0, 5.0]" in text
     assert "AccumulateGrad  x.grad: None → [4.0, 5.0]" in text
     assert "<100×10 float32 in [1.0, 1.0]>" in text
+
+
+def _long_pass(n: int) -> Tracer:
+    """A trace of one backward pass of ``n`` steps: a chain of ``n`` multiplications on one leaf."""
+    with mg.trace() as t:
+        x = mg.Value(1.0, requires_grad=True, label="x")
+        y = x
+        for _ in range(n):
+            y = y * 1.0
+        y.backward()
+    return t
+
+
+def test_a_long_pass_shows_its_first_and_last_steps_its_summary_and_how_to_see_all() -> None:
+    from micrograd2.tracing.narrate import HEAD, TAIL
+
+    t = _long_pass(40)
+    text = t.narrate("steps")
+    steps = [line.split()[1] for line in text.splitlines() if line.startswith("step ")]
+    assert steps == [str(k) for k in [*range(1, HEAD + 1), *range(41 - TAIL, 41)]]
+    assert f"… {40 - HEAD - TAIL} more steps (steps {HEAD + 1}–{40 - TAIL}) …" in text
+    assert "AccumulateGrad  x.grad: None → 1.0" in text  # the last step, where the leaf gets its .grad
+    assert text.splitlines()[-2:] == ["pass 1 done: 40 steps; x.grad = 1.0",
+                                      "(a long pass: --verbosity full narrates all 40 steps)"]
+
+
+def test_a_short_pass_and_full_verbosity_and_the_step_through_page_narrate_every_step() -> None:
+    from micrograd2.tracing.narrate import LONG_PASS
+
+    short = _long_pass(LONG_PASS)
+    assert sum(line.startswith("step ") for line in short.narrate("steps").splitlines()) == LONG_PASS
+    t = _long_pass(40)
+    assert sum(line.startswith("step ") for line in t.narrate("full").splitlines()) == 40
+    lines = narration_lines(t.events, t.passes, "steps", shorten=False)
+    assert len({ln.step for ln in lines if ln.plain.startswith("step ")}) == 40

@@ -157,7 +157,7 @@ def test_tensors_are_handed_to_the_tensor_engines_function_of_the_same_name(monk
     fake_tensors = types.ModuleType("micrograd2.tensors")
     fake_tensors.Tensor = Tensor  # type: ignore[attr-defined]
     fake_functional = types.ModuleType("micrograd2.tensors.functional")
-    setattr(fake_functional, name, lambda *args: calls.append(args) or "tensor result")
+    setattr(fake_functional, name, lambda *args, **kw: calls.append(args) or "tensor result")
     monkeypatch.setitem(sys.modules, "micrograd2.tensors", fake_tensors)
     monkeypatch.setitem(sys.modules, "micrograd2.tensors.functional", fake_functional)
     t, target = Tensor(), object()

@@ -72,7 +72,7 @@ READING_PATH: list[tuple[str, str, str]] = [  # (idea, module, qualname)
     ("the walk", "micrograd2.autograd.engine", "checked"),
 ]
 
-BUDGET = 360  # lines of code, budgeted by idea: "about 350" (issue 23)
+BUDGET = 375  # lines of code, budgeted by idea: "about 350" (issue 23), and issue 24 added 16
 FILES = {"scalar/value.py", "scalar/ops.py", "autograd/variable.py", "autograd/function.py",
          "autograd/node.py", "autograd/engine.py"}  # the op, then the core's files by concept
 

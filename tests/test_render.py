@@ -74,3 +74,30 @@ def test_jupyter_picture_is_none_without_dot(block1: dict[str, Any], monkeypatch
     monkeypatch.setenv("PATH", str(tmp_path))
     assert block1["z"]._repr_svg_() is None
 
+
+
+def test_a_dot_run_that_takes_too_long_ends_in_a_clear_message(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib
+    import subprocess
+
+    render_module = importlib.import_module("micrograd2.viz.render")  # the module, not mg.viz.render
+
+    def too_slow(args: list[str], **kwargs: object) -> None:
+        assert kwargs["timeout"] == render_module.TIMEOUT_S  # every dot run has its time limit
+        raise subprocess.TimeoutExpired(args, render_module.TIMEOUT_S)
+
+    monkeypatch.setattr(render_module, "dot_program", lambda: "/usr/bin/dot")
+    monkeypatch.setattr(render_module.subprocess, "run", too_slow)
+    with pytest.raises(render_module.GraphvizTimeout, match=r"took more than 120 s .*\nWhat to do: draw a smaller"):
+        render_module.svgs([mg.draw(mg.Value(1.0, requires_grad=True) * 2)])
+
+
+def test_the_commands_graph_options_take_the_suffixes_render_writes() -> None:
+    from click.testing import CliRunner
+
+    from micrograd2.cli import main
+    from micrograd2.viz.render import GRAPH_SUFFIXES
+
+    for command in (["lesson", "run", "2"], ["trace", __file__]):
+        result = CliRunner().invoke(main, [*command, "--graph", "g.txt"])
+        assert result.exit_code == 2 and f"must end in {', '.join(GRAPH_SUFFIXES)}" in result.output

@@ -6,15 +6,15 @@ import pytest
 
 import micrograd2 as mg
 from micrograd2.tensors import compute
-from micrograd2.tensors.indexing import Index, Select, Slice, UnsqueezeIndex
+from micrograd2.tensors.indexing import Select, Slice, UnsqueezeIndex, ViewIndex
 from micrograd2.tensors.shapes import Squeeze, SqueezeAll, SqueezeDims, Unsqueeze, View
 
 
 @pytest.mark.parametrize("renamed, base, node_name", [
     (Unsqueeze, View, "UnsqueezeBackward0"), (Squeeze, View, "SqueezeBackward1"),
     (SqueezeAll, View, "SqueezeBackward0"), (SqueezeDims, View, "SqueezeBackward4"),
-    (Select, Index, "SelectBackward0"), (Slice, Index, "SliceBackward0"),
-    (UnsqueezeIndex, Index, "UnsqueezeBackward0"),
+    (Select, ViewIndex, "SelectBackward0"), (Slice, ViewIndex, "SliceBackward0"),
+    (UnsqueezeIndex, ViewIndex, "UnsqueezeBackward0"),
 ])
 def test_a_renamed_op_is_its_base_under_pytorchs_node_name(renamed, base, node_name) -> None:
     assert issubclass(renamed, base) and renamed.node_name == node_name

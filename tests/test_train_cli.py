@@ -169,3 +169,17 @@ def test_a_diverging_run_gets_a_hint_to_lower_the_learning_rate(recwarn) -> None
     assert result.exit_code == 0, result.output
     assert "final loss: nan" in result.output
     assert "What to do: lower it (--lr 0.1), or clip the gradients (--clip 1.0)" in result.output
+
+
+def test_ctrl_c_says_how_many_steps_were_trained_and_exits_130(monkeypatch) -> None:
+    from micrograd2 import training
+
+    def three_steps_then_ctrl_c(config, progress):
+        for step in (1, 2, 3):
+            progress(step, 0.5, 0.75)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(training, "train", three_steps_then_ctrl_c)
+    result = run(["train", "--steps", "10"])
+    assert result.exit_code == 130 and "Aborted" not in result.output
+    assert "training stopped (Ctrl-C) after 3 of 10 steps; last loss 0.5000  training acc 75.0%" in result.output

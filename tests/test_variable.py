@@ -143,3 +143,21 @@ def test_output_nr_says_which_output_of_its_node_a_variable_is() -> None:
     assert (second * 1).grad_fn.next_functions[0] == (second.grad_fn, second.output_nr)
     with mg.no_grad():
         assert Two.apply(x)[1].output_nr == 0  # not recorded: no node
+
+
+def test_assigning_a_number_to_a_tensors_grad_is_a_type_error() -> None:
+    t = mg.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(TypeError, match="assigned grad expected to be a Tensor or None but got grad "
+                                        "of type float"):
+        t.grad = 0.0
+    v = mg.Value(1.0, requires_grad=True)
+    v.grad = 0.0  # a Value's .grad is a float
+
+
+def test_a_grad_with_history_is_added_to_in_place() -> None:
+    x, w = mg.tensor([1.0, 2.0], requires_grad=True), mg.tensor([1.0, 1.0], requires_grad=True)
+    x.grad = w * 2
+    first = x.grad
+    (x * 3).sum().backward()
+    assert x.grad is first and x.grad.grad_fn.name() == "MulBackward0" and x.grad._version == 1
+    assert x.grad.tolist() == [5.0, 5.0]

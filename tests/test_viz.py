@@ -39,3 +39,34 @@ def test_a_traced_pass_keeps_which_output_an_input_is_for_the_step_through_page(
         warnings.simplefilter("ignore", GraphvizMissingWarning)
         page = Path(stepper(t, tmp_path / "page.html", view="value")).read_text()
     assert "SumAndProduct(a, b)[1]" in page and "SumAndProductBackward#1 output 1" in page
+
+
+def test_a_leaf_gone_before_the_diagram_keeps_its_label_and_data() -> None:
+    from micrograd2.viz.graph import from_root
+
+    x = mg.Value(2.0, requires_grad=True, label="x")
+    r = x.detach() * 3 + x * 5
+    del x
+    labels = {n.label: n for n in from_root(r).nodes.values()}
+    assert "x·5" in labels and labels["x"].is_leaf and labels["x"].data == 2.0
+
+
+def test_a_saved_exponent_freed_by_backward_is_drawn_as_a_live_tracer_saw_it() -> None:
+    from micrograd2.viz.graph import from_root
+
+    with mg.trace():
+        x = mg.Value(2.0, requires_grad=True, label="x")
+        y = (x ** 3).sqrt()
+        y.backward()  # frees the exponent the node saved
+        labels = {n.label for n in from_root(y).nodes.values()}
+    assert {"√(x^3)", "x^3"} <= labels
+
+
+def test_a_pass_drawn_from_its_trace_shows_the_leaves_grads_after_the_pass() -> None:
+    from micrograd2.viz.graph import from_pass
+
+    with mg.trace() as t:
+        x = mg.Value(2.0, requires_grad=True, label="x")
+        (x * 5).backward()
+    leaves = [n for n in from_pass(t, 1).nodes.values() if n.is_leaf]
+    assert [(n.label, n.data, n.grad) for n in leaves] == [("x", 2.0, 5.0)]

@@ -7,7 +7,13 @@ from __future__ import annotations
 
 from typing import Any, Sequence, Union
 
-from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
+from . import functional as functional  # mg.autograd.functional.jacobian
+from .anomaly import (
+    detect_anomaly,
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    set_detect_anomaly,
+)
 from .engine import run_backward
 from .function import Function
 from .grad_mode import (
@@ -25,7 +31,8 @@ from .variable import Variable, seeds
 __all__ = [
     "AccumulateGrad", "Function", "GradcheckError", "Node", "Variable", "backward",
     "detect_anomaly", "enable_grad", "grad", "gradcheck", "gradgradcheck", "gradient_edge",
-    "inference_mode", "is_anomaly_enabled", "is_grad_enabled", "is_inference_mode_enabled",
+    "inference_mode", "is_anomaly_check_nan_enabled", "is_anomaly_enabled", "is_grad_enabled",
+    "is_inference_mode_enabled",
     "no_grad", "set_detect_anomaly", "set_grad_enabled",
 ]
 
@@ -38,18 +45,30 @@ def _as_tuple(x: object) -> tuple[Any, ...]:
 
 def grad(outputs: Variables, inputs: Variables, grad_outputs: object = None,
          retain_graph: bool | None = None, create_graph: bool = False,
-         allow_unused: bool = False) -> tuple[Gradient, ...]:
+         allow_unused: bool | None = None,
+         materialize_grads: bool = False) -> tuple[Gradient, ...]:
     """The gradients of ``outputs`` with respect to ``inputs``, one per input.
 
     It does not touch ``.grad``. The gradients are floats (arrays), or Values (Tensors) with
-    ``create_graph=True``. An unused input gets ``None`` when ``allow_unused=True``.
+    ``create_graph=True``. An unused input gets ``None`` when ``allow_unused=True``, zeros of its
+    shape with ``materialize_grads=True`` (which implies ``allow_unused``).
     """
-    outs = _as_tuple(outputs)
+    if materialize_grads and allow_unused is False:
+        raise ValueError(
+            "Expected allow_unused to be True or not passed when materialize_grads=True, "
+            "but got: allow_unused=False.\n"
+            "What to do: leave allow_unused out (materialize_grads allows unused inputs)."
+        )
+    outs, ins = _as_tuple(outputs), _as_tuple(inputs)
     grads: Sequence[object] = (_as_tuple(grad_outputs) if grad_outputs is not None
                                else (None,) * len(outs))
     result = run_backward(outs, seeds(outs, grads, create_graph), retain_graph,
-                          create_graph, inputs=_as_tuple(inputs), allow_unused=allow_unused)
+                          create_graph, inputs=ins,
+                          allow_unused=bool(allow_unused or materialize_grads))
     assert result is not None
+    if materialize_grads:  # an unused input's gradient is zeros, as PyTorch's
+        result = tuple(x._zeros_like(x.data, x.dtype) if g is None else g
+                       for g, x in zip(result, ins))
     return result
 
 

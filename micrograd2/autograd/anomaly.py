@@ -17,49 +17,62 @@ if TYPE_CHECKING:
     from .node import Gradient, Node
 
 enabled = False
+check_nan = True  # while enabled: are backward results checked for NaN? (PyTorch's check_nan)
 _forward_stacks: weakref.WeakKeyDictionary[Node, str] = weakref.WeakKeyDictionary()
 
 
-def _switch(mode: bool) -> None:
-    """Switch anomaly detection on or off (warning, as PyTorch, when it goes on)."""
-    global enabled
+def _switch(mode: bool, nan: bool = True) -> None:
+    """Switch anomaly detection on or off (warning, as PyTorch, when it goes on).
+
+    ``nan``: check backward results for NaN while on."""
+    global enabled, check_nan
     if mode and not enabled:
         warnings.warn(
             "Anomaly Detection has been enabled. "
             "This mode will increase the runtime and should only be enabled for debugging.",
             stacklevel=3,
         )
-    enabled = bool(mode)
+    enabled, check_nan = bool(mode), bool(nan)
 
 
 class set_detect_anomaly:
-    """``set_detect_anomaly(mode)`` switches anomaly detection at once; used as ``with
-    set_detect_anomaly(mode):`` it switches back at the end of the block (as PyTorch's)."""
+    """``set_detect_anomaly(mode, check_nan=True)`` switches anomaly detection at once; used as
+    ``with set_detect_anomaly(mode):`` it switches back at the end of the block (as PyTorch's).
 
-    def __init__(self, mode: bool) -> None:
-        self._prev = enabled
-        _switch(mode)
+    With ``check_nan=False`` forward stacks are kept, but backward results are not checked."""
+
+    def __init__(self, mode: bool, check_nan: bool = True) -> None:
+        self._prev = enabled, globals()["check_nan"]
+        _switch(mode, check_nan)
 
     def __enter__(self) -> None:
         pass
 
     def __exit__(self, *exc: object) -> None:
-        _switch(self._prev)
+        _switch(*self._prev)
 
 
 def is_anomaly_enabled() -> bool:
     return enabled
 
 
+def is_anomaly_check_nan_enabled() -> bool:
+    """Does anomaly mode check backward results for NaN (PyTorch's function of that name)?"""
+    return check_nan
+
+
 class detect_anomaly:
-    """``with detect_anomaly():`` turns anomaly detection on for the block."""
+    """``with detect_anomaly(check_nan=True):`` turns anomaly detection on for the block."""
+
+    def __init__(self, check_nan: bool = True) -> None:
+        self._check_nan = check_nan
 
     def __enter__(self) -> None:
-        self._prev = enabled
-        _switch(True)
+        self._prev = enabled, globals()["check_nan"]
+        _switch(True, self._check_nan)
 
     def __exit__(self, *exc: object) -> None:
-        _switch(self._prev)
+        _switch(*self._prev)
 
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # micrograd2/
@@ -78,7 +91,9 @@ def remember_forward(node: Node) -> None:
 
 
 def check_gradients(node: Node, grads: tuple[Gradient, ...]) -> None:
-    """Raise if ``node``'s backward returned NaN in any output."""
+    """Raise if ``node``'s backward returned NaN in any output (when ``check_nan``)."""
+    if not check_nan:
+        return
     for i, g in enumerate(grads):
         if g is not None and _has_nan(g):
             stack = _forward_stacks.get(

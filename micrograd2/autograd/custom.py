@@ -10,14 +10,22 @@ their outputs.
 * A gradient that reached no output is passed to ``backward`` as zeros of that output's shape,
   unless ``ctx.set_materialize_grads(False)`` (then ``None``).
 * ``ctx.mark_dirty(x)``: forward changed the input ``x`` in place. The input Variable becomes the
-  output: it takes its data, a new version, and this node as ``grad_fn``. This is refused on a
-  leaf that requires grad.
+  output: it takes its data, a new version, and this node as ``grad_fn`` (on a view, its base
+  gets ``CopySlices``: NOTE [mark_dirty on a view]). This is refused on a leaf that requires
+  grad.
 * ``backward`` returns one gradient per forward input (extra trailing ``None``s are dropped).
-  It returns ``None`` for an input that is not a Value or Tensor.
+  It returns ``None`` for an input that is not a Value or Tensor. Each gradient is checked
+  against its input, as PyTorch's ``validate_outputs`` does (NOTE [Validating a custom
+  gradient]).
+* ``forward`` runs under ``no_grad``. It takes ``ctx``, or it does not and the Function defines
+  ``setup_context(ctx, inputs, output)`` (``run_forward``). An output that is not data (an
+  ``int``, a string) passes through unchanged; an integer output keeps its dtype.
 """
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
+
+from . import grad_mode, messages
 
 if TYPE_CHECKING:
     from .function import BackwardNode
@@ -44,6 +52,7 @@ class CustomContext:
     _non_differentiable: tuple[Data, ...] = ()
     # What ``outputs`` sets on a custom Function's node:
     _is_variable: tuple[bool, ...]  # for each input: is it a Value or Tensor?
+    _input_shapes: tuple[tuple[int, ...] | None, ...]  # for each input: its shape (a Tensor's)
     _outputs: tuple[Data, ...]  # the data of each output
     _kind: type[Engine]  # the outputs' class
 
@@ -61,6 +70,48 @@ class CustomContext:
         self._materialize = bool(value)  # type: ignore[misc]
 
 
+def run_forward(fn: Any, ctx: Any, args: tuple[object, ...], attributes: dict[str, Any]) -> Any:
+    """Run a custom Function's ``forward`` under ``no_grad``, as PyTorch does.
+
+    Two forms, as PyTorch's: ``forward(ctx, *args)``, or ``forward(*args)`` followed by
+    ``setup_context(ctx, inputs, output)`` when the Function defines it (the form its current
+    documentation teaches). ``inputs`` is the tuple of what forward received."""
+    with grad_mode.no_grad():
+        if fn.setup_context is not base_setup_context:
+            raw = fn.forward(*args, **attributes)
+            fn.setup_context(ctx, args, raw)
+            return raw
+        return fn.forward(ctx, *args, **attributes)
+
+
+def base_setup_context(ctx: Any, inputs: tuple[object, ...], output: object) -> None:
+    """The ``setup_context`` a Function has when it does not define one: forward takes ctx."""
+
+
+# NOTE [Outputs that are not data]
+# PyTorch passes an output of forward that is not a Tensor (an int, a string, None) through
+# unchanged. Here forward returns data, so the engine says what data is: for a Tensor an array
+# (or a float), for a Value a number. ``None``, strings and booleans pass through on both, and
+# ints too on the Tensor engine. Such an output has no gradient slot worth the name: ``backward``
+# receives ``None`` for it, as in PyTorch.
+def _passes_through(data: object, template: Variable) -> bool:
+    """Is ``data`` an output of forward that PyTorch would return unchanged (not a Tensor)?"""
+    if data is None or isinstance(data, (str, bool)):
+        return True
+    return type(data) is int and template.backward_receives_variables
+
+
+def _own_dtype(data: object, dtype: str, template: Variable) -> tuple[str, bool]:
+    """The dtype of a custom Function's output, and whether it may be differentiable.
+
+    It is the op's dtype, unless a Tensor's data is integer or bool: an index (``argmax``)
+    keeps its own dtype and has no gradient, as in PyTorch."""
+    own = getattr(data, "dtype", None)
+    if getattr(own, "kind", "f") in "iub" and template.backward_receives_variables:
+        return str(own), False
+    return dtype, True
+
+
 def outputs(ctx: Any, raw: Data, inputs: tuple[Any, ...], args: tuple[object, ...],
             template: Variable, dtype: str, recording: bool) -> Any:
     """The Variables ``apply`` returns for what ``forward`` returned, each of ``template``'s kind.
@@ -71,44 +122,91 @@ def outputs(ctx: Any, raw: Data, inputs: tuple[Any, ...], args: tuple[object, ..
     several = type(raw) is tuple
     raws = raw if several else (raw,)
     marked = ctx._non_differentiable
-    outs = []
+    outs: list[Any] = []
     for k, data in enumerate(raws):
-        differentiable = recording and (not any(data is m for m in marked) if custom else k == 0)
-        out = template._wrap(data, dtype if custom or k == 0 else None,
-                             ctx if differentiable else None)
+        if custom and _passes_through(data, template):  # NOTE [Outputs that are not data]
+            outs.append(data)
+            continue
+        own: str | None
+        if custom:
+            own, floating = _own_dtype(data, dtype, template)
+            differentiable = recording and floating and not any(data is m for m in marked)
+        else:
+            own, differentiable = dtype if k == 0 else None, recording and k == 0
+        out = template._wrap(data, own, ctx if differentiable else None)
         if differentiable:
             out.output_nr = k  # its gradient goes along the edge (ctx, k)
         outs.append(out)
-    if recording:
-        ctx._record(outs[0], inputs, args, raws[0], dtype)
+    variables = [out for out in outs if hasattr(out, "grad_fn")]  # not those passed through
+    if recording and variables:
+        ctx._record(variables[0], inputs, args, raws[outs.index(variables[0])], dtype,
+                    (raws, outs) if several else None)
     if custom:
         ctx._is_variable = tuple(hasattr(x, "grad_fn") for x in inputs)  # a Value or Tensor?
-        ctx._outputs = tuple(out.data for out in outs)  # for zeros, should a gradient not arrive
+        ctx._input_shapes = tuple(getattr(x, "shape", None) for x in inputs)  # validated()
+        ctx._outputs = tuple(getattr(out, "data", None) for out in outs)  # None: passed through
         ctx._several = len(outs) > 1
         ctx._kind = type(template)
         if ctx._dirty:
-            outs = _dirty(ctx, outs, inputs, recording)
+            outs = _dirty(ctx, outs, raws, inputs, recording)
     return tuple(outs) if several else outs[0]
 
 
-def _dirty(ctx: BackwardNode, outs: list[Variable], inputs: tuple[Any, ...],
-           recording: bool) -> list[Variable]:
-    """Each input marked dirty takes the place of its output.
+NOT_RETURNED = (
+    "Some elements marked as dirty during the forward method were not returned as output. "
+    "The inputs that are modified inplace must all be outputs of the Function.\n"
+    "What to do: return each input you pass to ctx.mark_dirty (changed in place) from forward."
+)
 
-    That is the output holding its very data, else the first."""
+
+# NOTE [Which output a dirty input becomes]
+# In PyTorch, forward returns the very Tensor it marked dirty. Here forward sees data: an array
+# changed in place (``x *= 2``) is returned itself, and the input becomes that output. A float
+# cannot be changed in place, so a forward that returns one output (``return x * 2``) makes
+# that output the input's new value, on both engines. With several outputs and none holding
+# the input's array, the input was not returned: PyTorch's error.
+def _dirty(ctx: BackwardNode, outs: list[Any], raws: tuple[Data, ...], inputs: tuple[Any, ...],
+           recording: bool) -> list[Any]:
+    """Each input marked dirty takes the place of its output: the one holding its very data,
+    else the only one (NOTE [Which output a dirty input becomes])."""
     for item in ctx._dirty:
         x = next((x for x in inputs if getattr(x, "data", None) is item), None)
         if x is None:
             continue
-        k = next((k for k, out in enumerate(outs) if out.data is item), 0)
+        k = next((k for k, data in enumerate(raws) if data is item), -1)
+        if k < 0 and len(raws) > 1:  # NOTE [Which output a dirty input becomes]
+            raise RuntimeError(NOT_RETURNED)
+        k = max(k, 0)
         if recording and x._requires_grad and x.grad_fn is None:
             raise RuntimeError(DIRTY_LEAF)
-        x._assign(outs[k].data)
-        x._bump_version()
-        if outs[k].grad_fn is not None:
-            x._rebase(ctx, k)
+        if k == 0 and x is inputs[0] and outs[0].grad_fn is not None:
+            x._in_place(_AlreadyRun(outs[0]), *inputs[1:])  # NOTE [mark_dirty on a view]
+        else:
+            x._assign(outs[k].data)
+            x._bump_version()
+            if outs[k].grad_fn is not None:
+                x._rebase(ctx, k)
         outs[k] = x
     return outs
+
+
+# NOTE [mark_dirty on a view]
+# An input marked dirty changed in place, as ``x.mul_(w)`` changes it. So it goes through the
+# engine's own in-place machinery (``_in_place``), which knows views: when ``x`` is a view, its
+# base gets ``CopySlices`` around this Function's node, and every view of the base reads from
+# it again, as in PyTorch. The op has already run in forward: ``_AlreadyRun`` hands over its
+# result. ``CopySlices`` sends the node's first gradient to the view and the others to the
+# inputs after it, so this path takes the first input, returned as the first output (the usual
+# form); any other keeps the input's own history only.
+class _AlreadyRun:
+    """An op for ``_in_place`` whose result forward already made: ``apply`` returns it."""
+
+    def __init__(self, result: Variable) -> None:
+        self.result = result
+
+    def apply(self, old: Variable, *others: object) -> Variable:
+        """The result, whatever ``old`` (the input before the op) and ``others`` are."""
+        return self.result
 
 
 def grad_outputs(node: BackwardNode, grad: Gradient) -> tuple[Gradient, ...]:
@@ -119,8 +217,8 @@ def grad_outputs(node: BackwardNode, grad: Gradient) -> tuple[Gradient, ...]:
     got = grad if type(grad) is list else [None] * len(node._outputs) if grad is None else [grad]
     if not node._materialize:
         return tuple(got)
-    return tuple(node._kind._zeros_like(data, node._dtype) if g is None else g
-                 for g, data in zip(got, node._outputs))
+    return tuple(node._kind._zeros_like(data, node._dtype) if g is None and data is not None
+                 else g for g, data in zip(got, node._outputs))
 
 
 def into_slot(earlier: list[Gradient] | None, node: Any, nr: int, grad: Gradient,
@@ -136,17 +234,61 @@ def into_slot(earlier: list[Gradient] | None, node: Any, nr: int, grad: Gradient
 def checked(node: BackwardNode, grads: tuple[Gradient, ...]) -> tuple[Gradient, ...]:
     """A custom Function's gradients as PyTorch takes them.
 
-    Extra trailing ``None``s are dropped, and a gradient for an input that was not a Value or
-    Tensor is refused."""
+    Extra trailing ``None``s are dropped, a gradient for an input that was not a Value or
+    Tensor is refused, and each other one is validated (``_validated``)."""
     n = len(node._next_nodes)
     if len(grads) > n and all(g is None for g in grads[n:]):
         grads = grads[:n]
+    result = list(grads)
     for k, (grad, is_variable) in enumerate(zip(grads, node._is_variable)):
-        if grad is not None and not is_variable:
+        if grad is None:
+            continue
+        if not is_variable:
             raise RuntimeError(
                 f"function {node.name()} returned a gradient different than None at position "
                 f"{k + 1}, but the corresponding forward input was not a Variable\n"
                 "What to do: return None for each input of forward that is a plain number "
                 "(or other non-Value)."
             )
-    return grads
+        result[k] = _validated(node, k, grad)
+    return tuple(result)
+
+
+# NOTE [Validating a custom gradient]
+# PyTorch's engine checks every gradient a node returns against its input (``validate_outputs``
+# in engine.cpp). Built-in ops return the right shape by construction, so here only a custom
+# Function's are checked, and the scalar engine's hot path pays nothing:
+#   * a Tensor's gradient must be a Tensor (a NumPy array or scalar is refused, as PyTorch
+#     refuses it);
+#   * of the input's shape, or of a shape the input broadcasts to: then it is summed back to the
+#     input's shape (a (3, 2) gradient for a (2,) input becomes its column sums); any other shape
+#     is refused.
+# The cast to the input's dtype is the walk's own (``Walk.add`` rounds to the node's dtype).
+def _validated(node: BackwardNode, k: int, grad: Gradient) -> Gradient:
+    """Gradient ``grad`` for input ``k`` of ``node``, checked as NOTE [Validating a custom
+    gradient] says."""
+    if not node._kind.backward_receives_variables:
+        return grad  # a Value's gradient: a float (or a Value), and a Value is 0-d
+    if not hasattr(grad, "grad_fn"):
+        raise RuntimeError(
+            f"expected Variable or None (got {messages.type_name(grad)})\n"
+            f"What to do: {node.name()}'s backward must return Tensors: wrap an array with "
+            "mg.tensor(...), or compute with the Tensors it receives."
+        )
+    want, got = tuple(node._input_shapes[k] or ()), tuple(grad.shape)
+    if got == want:
+        return grad
+    if _broadcasts(want, got):
+        return grad.sum_to_size(*want) if want else grad.sum()
+    raise RuntimeError(
+        f"Function {node.name()} returned an invalid gradient at index {k} - got {list(got)} "
+        f"but expected shape compatible with {list(want)}\n"
+        f"What to do: return a gradient of input {k}'s shape {list(want)} from backward."
+    )
+
+
+def _broadcasts(shape: tuple[int, ...], to: tuple[int, ...]) -> bool:
+    """Does ``shape`` broadcast to ``to`` (PyTorch's ``is_expandable_to``)?"""
+    if len(shape) > len(to):
+        return False
+    return all(s in (1, t) for s, t in zip(shape[::-1], to[::-1]))

@@ -137,11 +137,13 @@ class Walk:
         """Run ``node`` on its complete gradient ``grad``; return one gradient per input.
 
         ``grad`` is ``None`` when no gradient reached the node."""
-        if REGISTERED and node in HOOKS:  # Variable hooks, retain_grad, prehooks (hooks.py)
+        if REGISTERED and node in HOOKS:  # Variable hooks, retain_grad (hooks.py)
             leaf = node.variable if type(node) is AccumulateGrad else None
             grad = hooks.before_backward(node, grad, leaf)
         if self.captures is not None and self.capture(node, grad):  # autograd.grad's input
             return ()
+        if REGISTERED and node in HOOKS:  # the node's prehooks (hooks.py)
+            grad = hooks.before_node(node, grad)
         if type(node) is AccumulateGrad:
             if grad is not None and node.variable is not None:
                 accumulate_into(node.variable, grad, node)

@@ -54,6 +54,18 @@ def emit(kind: str, **fields: object) -> None:
         listener(kind, fields)
 
 
+@contextlib.contextmanager
+def silenced() -> Iterator[None]:
+    """No events for a while, as if nobody listened: for a timing loop inside a traced run."""
+    global listening
+    before = listening
+    listening = False
+    try:
+        yield
+    finally:
+        listening = before and bool(_listeners)
+
+
 def forward(node: object, fn: type, inputs: tuple[object, ...], output: object) -> None:
     """Announce one op as a ``"forward"`` event (call only when ``listening`` is true), unless a
     backward formula ran it without recording it (``node`` None while ``in_backward``)."""

@@ -33,6 +33,7 @@ from .node import (
     Gradient,
     Node,
     SavedEntry,
+    Several,
     gradient_node,
     new_sequence_nr,
     peek,
@@ -73,15 +74,16 @@ class BackwardNode(custom.CustomContext, Node):
         self._saved = ()
 
     def _record(self, out: Variable, inputs: tuple[Any, ...], args: tuple[object, ...],
-                raw: object, dtype: str) -> None:
+                raw: object, dtype: str, several: Several | None = None) -> None:
         """What a recorded node keeps once forward has run (NOTE [Saved values]).
 
-        Its creation number, its output's dtype and data, and what forward saved."""
+        Its creation number, its output's dtype and data, and what forward saved. ``several``:
+        all that a forward of several outputs returned, and the Variables made of them."""
         self._sequence_nr = new_sequence_nr()
         self._dtype = dtype
         self._output = out.data
         if self._saved:
-            self._saved = save(self._saved, inputs, args, raw, out)
+            self._saved = save(self._saved, inputs, args, raw, out, several)
         if anomaly.enabled:
             anomaly.remember_forward(self)
 
@@ -199,6 +201,10 @@ class Function:
     def forward(ctx: BackwardNode, *args: Any) -> Any:
         raise NotImplementedError("a Function must define forward(ctx, *inputs)")
 
+    # ``setup_context(ctx, inputs, output)``: define it, and a ``forward(*inputs)`` without ctx,
+    # for the form PyTorch's current documentation teaches (custom.run_forward).
+    setup_context = staticmethod(custom.base_setup_context)
+
     @staticmethod
     def backward(ctx: BackwardNode, *grad_outputs: Gradient) -> Any:
         raise NotImplementedError("a Function must define backward(ctx, grad_output)")
@@ -219,8 +225,10 @@ class Function:
         ctx = cls._node_class(tuple([x if record and isinstance(x, Variable) and x._requires_grad
                                      else None for x in inputs]))
         args = tuple([x.data if isinstance(x, Variable) else x for x in inputs])
-        raw = cls.forward(ctx, *args, **attributes)
-        if type(raw) is tuple or ctx._custom:  # several outputs, or a custom Function (custom.py)
+        rules = ctx._custom  # a custom Function: its forward runs under no_grad (custom.py)
+        raw = (custom.run_forward(cls, ctx, args, attributes) if rules
+               else cls.forward(ctx, *args, **attributes))
+        if rules or type(raw) is tuple:  # a custom Function, or several outputs (custom.py)
             out = custom.outputs(ctx, raw, inputs, args, variables[0], dtype, record)
         else:
             out = variables[0]._wrap(raw, dtype, ctx if record else None)  # the first's kind

@@ -138,7 +138,8 @@ class enable_grad(_BareDecorator):
 class inference_mode(_GradModeContext):
     """``inference_mode(mode=True)``: as ``no_grad`` (results are leaves, no grad required).
 
-    ``mode=False`` changes nothing. A context manager and a decorator, with or without
+    ``mode=False`` turns grad mode on and inference mode off, even inside ``no_grad``, as
+    PyTorch's ``InferenceMode(false)`` does. A context manager and a decorator, with or without
     parentheses.
 
     One difference from PyTorch: results are not marked as "inference tensors". So using them
@@ -156,9 +157,8 @@ class inference_mode(_GradModeContext):
     def __enter__(self) -> None:
         self._prev = state.grad_enabled
         self._prev_inference = state.inference
-        if self._on:
-            _set_enabled(False)
-            state.inference = True
+        _set_enabled(not self._on)  # False turns grad mode on, even inside no_grad (PyTorch's)
+        state.inference = self._on
 
     def __exit__(self, *exc: object) -> None:
         _set_enabled(self._prev)

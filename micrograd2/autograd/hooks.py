@@ -22,7 +22,7 @@ from __future__ import annotations
 import weakref
 from typing import TYPE_CHECKING, Any, Callable
 
-from . import events
+from . import events, messages
 
 if TYPE_CHECKING:
     from .node import Gradient, Node
@@ -99,8 +99,12 @@ class RetainGrad:
 
     def __call__(self, grad: Gradient) -> None:
         variable = self.ref()
-        if variable is not None:
-            self.accumulate(variable, grad, variable.grad_fn)
+        if variable is None:
+            return
+        if variable._grad is None and getattr(grad, "requires_grad", False):
+            variable._grad = grad.clone()  # type: ignore[union-attr]  # PyTorch's CloneBackward0
+            return
+        self.accumulate(variable, grad, variable.grad_fn)
 
 
 def _retain_last(entry: TensorHook) -> bool:
@@ -108,29 +112,43 @@ def _retain_last(entry: TensorHook) -> bool:
 
 
 def before_backward(node: Node, grad: Gradient, variable: Variable | None) -> Gradient:
-    """The gradient ``grad`` arriving at ``node``, once its Variable hooks, ``retain_grad`` and
-    prehooks ran.
+    """The gradient ``grad`` arriving at ``node``, once its Variable hooks and ``retain_grad``
+    ran.
 
     ``grad`` is a list, one per output, for a custom Function's node. ``variable`` is the leaf
-    of an ``AccumulateGrad``."""
+    of an ``AccumulateGrad``. A hook is called with ``None`` for an output that received no
+    gradient, as PyTorch calls it (``retain_grad`` then writes nothing)."""
     record = HOOKS[node]
     several = type(grad) is list
     grads = list(grad) if several else [grad]
     for nr, hook in sorted(record.tensor, key=_retain_last):
         before = grads[nr]
-        if before is None:
+        if before is None and getattr(hook, "retains_grad", False):
             continue
         result = hook(before)
         if result is not None:
             grads[nr] = result
-        if events.listening and not getattr(hook, "retains_grad", False):
+        if events.listening and before is not None and not getattr(hook, "retains_grad", False):
             events.emit("hook", node=node, variable=variable, hook=hook, before=before,
                         after=grads[nr])
-    for hook in tuple(record.pre):
-        result = hook(tuple(grads))
-        if result is not None:
-            grads = list(_same_count(hook, result, len(grads)))
     return grads if several else grads[0]
+
+
+def before_node(node: Node, grad: Gradient) -> Gradient:
+    """The gradient ``grad`` about to enter ``node``'s backward, once its prehooks ran.
+
+    They do not run where ``autograd.grad`` captures the gradient and the walk stops, as in
+    PyTorch."""
+    record = HOOKS.get(node)
+    if record is None or not record.pre:
+        return grad
+    several = type(grad) is list
+    grads = tuple(grad) if several else (grad,)
+    for hook in tuple(record.pre):
+        result = hook(grads)
+        if result is not None:
+            grads = _same_count(hook, result, grads)
+    return list(grads) if several else grads[0]
 
 
 def after_backward(node: Node, grad_inputs: tuple[Gradient, ...],
@@ -140,7 +158,7 @@ def after_backward(node: Node, grad_inputs: tuple[Gradient, ...],
     for hook in tuple(record.post) if record is not None else ():
         result = hook(grad_inputs, tuple(grad) if type(grad) is list else (grad,))
         if result is not None:
-            grad_inputs = _same_count(hook, result, len(grad_inputs))
+            grad_inputs = _same_count(hook, result, grad_inputs)
     return grad_inputs
 
 
@@ -151,14 +169,31 @@ def after_accumulate(node: Node, variable: Variable) -> None:
         hook(variable)
 
 
-def _same_count(hook: Hook, result: object, expected: int) -> tuple[Gradient, ...]:
+def _same_count(hook: Hook, result: object, before: tuple[Gradient, ...]) -> tuple[Gradient, ...]:
+    """What a node hook returned in place of ``before``: as many values, each of its size and
+    dtype (PyTorch's checks)."""
     result = tuple(result) if isinstance(result, (tuple, list)) else (result,)
-    if len(result) != expected:
-        name = getattr(hook, "__name__", type(hook).__name__)
+    name = getattr(hook, "__name__", type(hook).__name__)
+    if len(result) != len(before):
         raise RuntimeError(
             f"hook '{name}' has returned an incorrect number of values "
-            f"(got {len(result)}, but expected {expected})\n"
+            f"(got {len(result)}, but expected {len(before)})\n"
             "What to do: return None, or a tuple with one gradient (or None) per entry "
             "of what the hook received."
         )
+    for new, old in zip(result, before):
+        if new is None or old is None or not hasattr(old, "shape"):
+            continue
+        if tuple(new.shape) != tuple(old.shape):  # type: ignore[attr-defined]
+            raise RuntimeError(
+                f"hook '{name}' has changed the size of value\n"
+                f"What to do: return gradients of the shapes received ({list(old.shape)} here)."
+            )
+        if new.dtype != old.dtype:  # type: ignore[attr-defined]
+            was, got = old.dtype, new.dtype  # type: ignore[attr-defined]
+            raise RuntimeError(
+                f"hook '{name}' has changed the type of value (was {messages.legacy_type(was)} "
+                f"got {messages.legacy_type(got)})\n"
+                f"What to do: return a {was} gradient: g.to({was!r})."
+            )
     return result

@@ -38,6 +38,17 @@ def described(data: Data, dtype: str, device: str = "cpu") -> str:
     return f"{kind} {list(getattr(data, 'shape', ()))}"
 
 
+def legacy_type(dtype: str) -> str:
+    """A dtype as PyTorch's hook errors name it: ``torch.FloatTensor``."""
+    return "torch." + TORCH_TYPES.get(dtype, dtype)
+
+
+def type_name(value: object) -> str:
+    """The class of ``value`` as PyTorch's messages name it: ``float``, ``numpy.ndarray``."""
+    kind = type(value)
+    return kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
+
+
 def modified_in_place(node: BackwardNode, role: str, variable: Variable | None, now: int,
                       expected: int) -> str:
     """PyTorch's version error for a saved value changed in place.

@@ -162,14 +162,22 @@ class Node:
 class AccumulateGrad(Node):
     """The node of a leaf that requires grad: it adds the incoming gradient into ``.grad``."""
 
-    __slots__ = ("_variable",)
+    __slots__ = ("_variable", "_label", "_data")
 
+    # NOTE [A leaf remembered]
+    # The node holds its leaf weakly (the leaf holds its node: a strong reference would be a cycle),
+    # so a diagram drawn after the student's ``del x`` (or after a lesson's cell ended) would find
+    # no leaf. The node keeps what a diagram shows of it: the leaf's label and data, as last seen
+    # (when the node was made, and each time ``label`` or ``output`` read the live leaf). Only this
+    # node pays for them: two slots, and the data of a leaf that is gone kept while its graph lives.
     def __init__(self, variable: Variable) -> None:
         self._next_nodes, self._next_nrs = (), ZEROS[0]
         self._sequence_nr = new_sequence_nr()
         self._saved = ()
         self._dtype = variable.dtype
         self._variable = weakref.ref(variable)  # the leaf holds its node: a strong one is a cycle
+        self._label: str | None = variable.label
+        self._data: Data | None = variable.data
 
     def name(self) -> str:
         return "AccumulateGrad"
@@ -180,10 +188,20 @@ class AccumulateGrad(Node):
         return self._variable()
 
     @property
-    def output(self) -> Data | None:
-        """The leaf's data now (``None`` once the leaf is gone)."""
+    def label(self) -> str | None:
+        """The leaf's label: now, or as last seen once it is gone (NOTE [A leaf remembered])."""
         leaf = self._variable()
-        return None if leaf is None else leaf.data
+        if leaf is not None:
+            self._label = leaf.label
+        return self._label
+
+    @property
+    def output(self) -> Data | None:
+        """The leaf's data: now, or as last seen once it is gone (NOTE [A leaf remembered])."""
+        leaf = self._variable()
+        if leaf is not None:
+            self._data = leaf.data
+        return self._data
 
 
 def gradient_node(variable: Variable) -> Node:
@@ -246,17 +264,18 @@ class SavedInput:
 
 
 class SavedOutput:
-    """The op's own output, saved: its version counter and version then, and its class.
+    """An output of the op, saved: its number, its version counter and version then, its class.
 
     Not the Variable: it holds this node, so keeping it would be a cycle. Its data is the node's
-    ``_output``, the data it had when it was saved."""
+    ``outputs[nr]``, the data it had when it was saved."""
 
-    __slots__ = ("counter", "version", "kind")
+    __slots__ = ("counter", "version", "kind", "nr")
 
-    def __init__(self, output: Variable) -> None:
+    def __init__(self, output: Variable, nr: int = 0) -> None:
         self.counter = version_counter(output)
         self.version = self.counter.value
         self.kind: type[Engine] = type(output)  # Value or Tensor: to rebuild it while recording
+        self.nr = nr  # which output (a custom Function may have several)
 
 
 class SavedEntry(NamedTuple):
@@ -271,12 +290,16 @@ class SavedEntry(NamedTuple):
 SavedItem = tuple[str, "Variable | None", Data]  # (role, the input Variable or None, its data)
 
 
+Several = tuple[tuple[object, ...], list[Any]]  # what forward returned, the Variables made of it
+
+
 def save(items: tuple[object, ...], inputs: tuple[Any, ...], args: tuple[object, ...],
-         result: object, output: Variable) -> tuple[object, ...]:
+         result: object, output: Variable, several: Several | None = None) -> tuple[object, ...]:
     """What a node keeps of ``items``, the data forward saved (NOTE [Saved values]).
 
     ``args[k]`` is what forward received for ``inputs[k]``. ``result`` is what it returned,
-    and ``output`` the Variable made of it."""
+    and ``output`` the Variable made of it. ``several``: for a forward of several outputs, all
+    it returned and the Variables made of them (an output saved is any of them)."""
     saved = list(items)
     for j, item in enumerate(items):
         if item is None:
@@ -284,10 +307,22 @@ def save(items: tuple[object, ...], inputs: tuple[Any, ...], args: tuple[object,
         if item is result:  # looked for first: relu may return its input's very float
             saved[j] = SavedOutput(output)
             continue
+        other = None if several is None else _another_output(several, item)
+        if other is not None:
+            saved[j] = other
+            continue
         at = j if j < len(args) and args[j] is item else _position(args, item)
         if at >= 0 and inputs[at] is not item:  # an input Variable's data (a number is itself)
             saved[j] = SavedInput(inputs[at])
     return tuple(saved)
+
+
+def _another_output(several: Several, item: object) -> SavedOutput | None:
+    """``item`` saved as output k >= 1 of a forward of several, if it is one in the graph."""
+    nr = _position(several[0], item)
+    if nr > 0 and getattr(several[1][nr], "grad_fn", None) is not None:
+        return SavedOutput(several[1][nr], nr)
+    return None
 
 
 def _position(args: tuple[object, ...], item: object) -> int:
@@ -305,9 +340,12 @@ def unpack(node: BackwardNode, item: object, recording: bool) -> object:
         return variable if recording or variable.backward_receives_variables else variable.data
     if type(item) is SavedOutput:
         _check_version(node, item.version, item.counter, None)
+        data = node._output if item.nr == 0 else node.outputs[item.nr]
         if recording or item.kind.backward_receives_variables:  # rebuilt, made by the node
-            return item.kind._wrap(node._output, node._dtype, node)
-        return node._output
+            rebuilt = item.kind._wrap(data, node._dtype, node)
+            rebuilt.output_nr = item.nr
+            return rebuilt
+        return data
     return item
 
 
@@ -326,6 +364,6 @@ def peek(node: BackwardNode, items: tuple[object, ...]) -> Iterator[SavedItem]:
         if type(item) is SavedInput:
             yield INPUT, item.variable, item.variable.data
         elif type(item) is SavedOutput:
-            yield OUTPUT, None, node._output
+            yield OUTPUT, None, node._output if item.nr == 0 else node.outputs[item.nr]
         else:
             yield OTHER, None, item

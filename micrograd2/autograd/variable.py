@@ -11,7 +11,7 @@ import warnings
 from typing import Any, ClassVar, Sequence, TypeVar
 
 from ..dtypes import BFLOAT16, FLOAT16, FLOAT32, FLOAT64
-from . import capture, engine, grad_mode, hooks
+from . import capture, engine, grad_mode, hooks, messages
 from .engine import accumulate_into
 from .node import (
     AccumulateGrad,
@@ -123,6 +123,10 @@ class Variable:
         A custom Function's backward receives them for an output that got no gradient."""
         raise NotImplementedError
 
+    # NOTE [A .grad with history]
+    # A ``.grad`` made under ``create_graph`` has a ``grad_fn``. A later backward without
+    # ``create_graph`` adds into it in place, as PyTorch's ``AccumulateGrad`` does with grad mode
+    # off: the ``.grad`` object keeps its identity and its ``grad_fn``, and its version goes up.
     def _accumulate(self, grad: Gradient) -> Gradient:
         """``.grad`` after adding ``grad`` into it.
 
@@ -131,7 +135,8 @@ class Variable:
         old = self._grad
         if old is None:
             return self._as_grad(grad)
-        return self._round_gradient(self._add_gradients(old, grad), self.dtype)
+        new = self._round_gradient(self._add_gradients(old, grad), self.dtype)
+        return _into_history(old, new)
 
     # -- backward ------------------------------------------------------------------------------
     def backward(self, gradient: object = None, retain_graph: bool | None = None,
@@ -198,6 +203,13 @@ class Variable:
 
     @grad.setter
     def grad(self, value: Gradient | None) -> None:
+        if (self.backward_receives_variables and value is not None
+                and not isinstance(value, Variable)):  # a Value's .grad is a float: not refused
+            raise TypeError(
+                "assigned grad expected to be a Tensor or None but got grad of type "
+                f"{messages.type_name(value)}\n"
+                "What to do: assign a Tensor of this Tensor's shape and dtype, or None."
+            )
         shape, dtype = getattr(value, "shape", None), getattr(value, "dtype", None)
         if shape is not None and hasattr(self, "shape") and tuple(shape) != tuple(self.shape):
             raise RuntimeError(
@@ -370,3 +382,13 @@ def _backward_to(root: Variable, seed: list[Gradient], retain_graph: bool | None
     for x, g in zip(chosen, grads or ()):
         if g is not None and x.grad_fn is None:  # (a non-leaf's retain_grad hook wrote it)
             accumulate_into(x, g, gradient_node(x))
+
+
+def _into_history(old: Gradient, new: Gradient) -> Gradient:
+    """``new``, the sum; or, for a ``.grad`` with history outside ``create_graph``, ``old``
+    holding it (NOTE [A .grad with history])."""
+    if isinstance(old, Variable) and old.grad_fn is not None and not grad_mode.state.grad_enabled:
+        old._assign(new.data)
+        old._bump_version()
+        return old
+    return new

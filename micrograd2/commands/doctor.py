@@ -81,7 +81,8 @@ CHECKS: list[Check] = [
     ("matplotlib", _module("matplotlib", f"pip install -e '.[plot]' {REPO_HINT} (optional: train --plot)")),
     ("scikit-learn", _module("scikit-learn", "pip install scikit-learn (optional: train --dataset digits)",
                              import_name="sklearn")),
-    ("torch (parity tests)", _module("torch", "pip install torch==2.13.0 (optional: parity tests only)")),
+    ("torch (PyTorch)", _module("torch", "pip install torch==2.13.0 (optional: the lessons then compare with "
+                                          "PyTorch live, not its recorded output; the parity tests need it)")),
     ("pycuda + GPU", _cuda),
     ("engine", _engine),
 ]

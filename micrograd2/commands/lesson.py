@@ -16,17 +16,18 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, Callable
 
 import click
 
 from ..tracing.narrate import VERBOSITIES, use_color
+from .diagram import graph_option, html_option, refused_page, too_long
 from .lesson_cells import Header, Printer, header, run_script
+from .reference import reference_option
 from .trace import warnings_in_one_line
 
 PACKAGE = "micrograd2.lessons"
 LESSON_FILE = re.compile(r"^(\d\d)_\w+$")
-GRAPH_SUFFIXES = (".svg", ".png", ".pdf", ".dot", ".gv")
 
 
 # -- finding the lessons ---------------------------------------------------------------------------------
@@ -160,27 +161,28 @@ class Ran:
               help="How much of each backward pass the tracer narrates.")
 @click.option("--no-trace", is_flag=True, help="Don't narrate the backward passes.")
 @click.option("--json", "as_json", is_flag=True, help="Write JSON lines only: the tracer's events and the checks.")
-@click.option("--graph", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write the lesson's graph (.svg, .png, .pdf; .dot without Graphviz).")
-@click.option("--html", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write a step-through page of the lesson's backward passes.")
+@graph_option("the lesson (its last show_graph)")
+@html_option("the lesson's backward passes")
 @click.option("--no-color", is_flag=True, help="Plain text, no ANSI colours.")
+@reference_option()
 def run(which: int | str | Path, verbosity: str, no_trace: bool, as_json: bool, graph: Path | None,
         html: Path | None, no_color: bool) -> None:
     """Run lesson N, all of them, or a lesson file of yours, cell by cell and narrated.
 
     Each result is checked (against PyTorch run live where it is installed); exit 1 if a check fails.
+    Ctrl-C stops the run: what finished is listed, and the exit status is 130.
     """
-    if graph is not None and graph.suffix.lower() not in GRAPH_SUFFIXES:
-        raise click.BadParameter(f"the file must end in {', '.join(GRAPH_SUFFIXES)}", param_hint="--graph")
     targets: list[int | Path] = list(lesson_names()) if which == "all" else [which]  # type: ignore[list-item]
     color = use_color(False if no_color else None, sys.stdout)
-    done = []
-    for target in targets:
-        tag = target if isinstance(target, int) else None
-        options = Options(verbosity, not no_trace, as_json, color and not as_json,
-                          _numbered(graph, tag, len(targets)), _numbered(html, tag, len(targets)))
-        done.append(_run_one(target, options))
+    done: list[Ran] = []
+    try:
+        for target in targets:
+            tag = target if isinstance(target, int) else None
+            options = Options(verbosity, not no_trace, as_json, color and not as_json,
+                              _numbered(graph, tag, len(targets)), _numbered(html, tag, len(targets)))
+            done.append(_run_one(target, options))
+    except KeyboardInterrupt:
+        _stopped(done, len(targets))
     if len(done) > 1:
         _overall(done, as_json)
     problems = [r.problem for r in done if r.problem]
@@ -235,6 +237,13 @@ def _run_cells(path: Path, text: str, about: Header, name: str, options: Options
     return ran, html_trace, session
 
 
+def _stopped(done: list[Ran], count: int) -> None:
+    """Ctrl-C: say which lessons finished, and how, then exit with status 130 (as ``exercise check``)."""
+    finished = ", ".join(f"{r.name} {'✓' if r.problem is None else '✗'}" for r in done) or "none"
+    click.echo(f"\nstopped (Ctrl-C) after {len(done)} of {count} lessons; finished: {finished}", err=True)
+    sys.exit(130)
+
+
 def _lesson_record(about: Header, ran: Ran) -> None:
     failed = sum(not c.ok for c in ran.checks)
     click.echo(json.dumps({"kind": "lesson", "lesson": about.number, "title": about.title,
@@ -266,7 +275,7 @@ def _write_graph(name: str, graph: Any, path: Path, as_json: bool) -> None:
 
     root, view = graph
     with warnings_in_one_line():
-        written = mg.render(mg.draw(root, view=view), str(path))
+        written = _or_fail(path, lambda: mg.render(mg.draw(root, view=view), str(path)))
     _tell(f"wrote {written}", as_json)
 
 
@@ -276,11 +285,24 @@ def _write_html(name: str, trace: Any, path: Path, as_json: bool) -> None:
         _tell(f"{name} runs no backward pass, so there is nothing to step through: no page was written{hint}",
               as_json)
         return
+    found = too_long(trace.events)
+    if found is not None:
+        click.echo(refused_page(path, f"{name}'s", found), err=True)
+        return
     import micrograd2 as mg
 
     with warnings_in_one_line():
-        written = mg.viz.stepper(trace, str(path), title=f"micrograd2 {name}: step through backward")
+        written = _or_fail(path, lambda: mg.viz.stepper(trace, str(path),
+                                                        title=f"micrograd2 {name}: step through backward"))
     _tell(f"wrote {written}", as_json)
+
+
+def _or_fail(path: Path, write: Callable[[], str]) -> str:
+    """``write()`` the file ``path``; Graphviz timing out or failing ends the command with its message."""
+    try:
+        return write()
+    except (RuntimeError, OSError) as exc:  # viz.render.GraphvizTimeout is a RuntimeError
+        raise click.ClickException(f"could not write {path}: {exc}") from None
 
 
 def _tell(text: str, as_json: bool) -> None:

@@ -24,10 +24,10 @@ import click
 
 from ..tracing import Pass, Tracer, format_value, trace
 from ..tracing.narrate import VERBOSITIES, narrate
+from .diagram import graph_option, html_option, refused_page, too_long
+from .reference import reference_option
 
 _PACKAGE = str(Path(__file__).resolve().parents[1])
-GRAPH_SUFFIXES = (".svg", ".png", ".pdf", ".dot", ".gv")
-MAX_PAGE_STEPS = 100  # a step-through page draws the graph once per step: larger passes are refused
 
 
 class _Narrator:
@@ -62,14 +62,12 @@ class _Narrator:
         from ..viz.dot import digraph
         from ..viz.graph import from_pass
 
-        steps = sum(e.kind == "backward" and e.pass_no == pass_no for e in tracer.events)
+        found = too_long(tracer.events, pass_no)
         with warnings_in_one_line():
             if self.graph is not None:
                 self.attempt(self.graph, lambda: mg.render(digraph(from_pass(tracer, pass_no)), str(self.graph)))
-            if self.html is not None and steps > MAX_PAGE_STEPS:
-                self.failed = True
-                click.echo(f"(no {self.html}: the first backward pass has {steps} steps, and a step-through page "
-                           f"is for graphs of at most {MAX_PAGE_STEPS}; trace a smaller example)", err=True)
+            if self.html is not None and found is not None:  # a warning: the script ran, the rest was written
+                click.echo(refused_page(self.html, "the script's first", found), err=True)
             elif self.html is not None:
                 self.attempt(self.html, lambda: mg.viz.stepper(tracer, str(self.html)))
 
@@ -148,18 +146,15 @@ def user_traceback(exc: BaseException) -> str:
               help="summary: a line per backward pass; steps: every step; full: also forward ops and saved values.")
 @click.option("--no-color", is_flag=True, help="Plain text (also when NO_COLOR is set or output is piped).")
 @click.option("--json", "as_json", is_flag=True, help="Print the events as JSON lines instead of narration.")
-@click.option("--graph", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write the graph of the script's first backward pass (.svg, .png, .pdf; .dot without Graphviz).")
-@click.option("--html", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write a step-through page of the script's first backward pass.")
+@graph_option("the script's first backward pass")
+@html_option("the script's first backward pass")
+@reference_option()
 @click.pass_context
 def command(ctx: click.Context, script: Path, script_args: tuple[str, ...], verbosity: str, no_color: bool,
             as_json: bool, graph: Path | None, html: Path | None) -> None:
     """Run SCRIPT under a tracer and narrate every backward pass in it.
 
     Arguments after `--` go to the script: `micrograd2 trace main.py -- --epochs 3`."""
-    if graph is not None and graph.suffix.lower() not in GRAPH_SUFFIXES:
-        raise click.BadParameter(f"the file must end in {', '.join(GRAPH_SUFFIXES)}", param_hint="--graph")
     color = not no_color and not os.environ.get("NO_COLOR")
     narrator = _Narrator(verbosity, color, as_json, graph, html)
     tracer = trace(on_pass_end=narrator.pass_ended)

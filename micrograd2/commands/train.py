@@ -13,11 +13,12 @@ from __future__ import annotations
 import importlib.util
 import math
 import os
+import sys
 import time
 import warnings
 from contextlib import ExitStack
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
@@ -167,6 +168,17 @@ def _run(config: TrainConfig) -> TrainResult:
                 return training.train(config, progress)
         except (RuntimeError, ImportError) as exc:
             raise click.ClickException(" ".join(str(exc).split())) from None
+        except KeyboardInterrupt:
+            stack.close()  # end the progress bar's line first
+            _stopped(config, len(times) - 1, status)
+    raise AssertionError("not reached: training.train returns or raises")
+
+
+def _stopped(config: TrainConfig, steps: int, status: dict[str, float | None]) -> NoReturn:
+    """Ctrl-C: say how many steps were trained and the last loss, then exit 130 (as ``exercise check``)."""
+    click.echo(f"\ntraining stopped (Ctrl-C) after {steps} of {config.steps} steps; last {_status(status)}",
+               err=True)
+    sys.exit(130)
 
 
 def _status(status: dict[str, float | None]) -> str:

@@ -73,8 +73,9 @@ EXERCISES: tuple[Exercise, ...] = (
         (
             "Each forward saved its own output (t, e or s).  The derivative of each of these "
             "functions can be written with the output alone.",
-            "d tanh(x)/dx = 1 − tanh(x)²,  d eˣ/dx = eˣ,  d σ(x)/dx = σ(x)·(1 − σ(x)).  Multiply by the "
-            "upstream gradient (the chain rule).",
+            "In terms of the saved outputs: with t = tanh(x), d t/dx = 1 − t²; with e = eˣ, d e/dx = e; "
+            "with s = σ(x), d s/dx = s·(1 − s).  No need to compute tanh, exp or σ again: multiply the "
+            "upstream gradient by these (the chain rule).",
             "Tanh.backward: `(t,) = ctx.saved_tensors; return grad * (1 - t * t)`; Exp: `return grad * e`; "
             "Sigmoid: `return grad * s * (1 - s)`.",
         ),

@@ -48,7 +48,7 @@ def default_timeout(number: int) -> float:
     return max(MIN_TIMEOUT, round(TIMEOUT_FACTOR * REFERENCE_SECONDS.get(number, 1.0), 1))
 
 
-def one_line(text: str, limit: int = 200) -> str:
+def one_line(text: str, limit: int = 300) -> str:
     """The first line of ``text``, at most ``limit`` characters."""
     line = text.strip().splitlines()[0] if text.strip() else ""
     return line if len(line) <= limit else line[: limit - 1] + "…"
@@ -120,6 +120,7 @@ class Run:
             self.process = subprocess.Popen(command, cwd=tmp, env=child_environment(workspace),
                                             stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                                             start_new_session=True)
+        self.clock = bounds.WaitClock(self.process.pid)  # wall-clock time less the runner's wait for a CPU
         self.killed = False
 
     @property
@@ -130,7 +131,7 @@ class Run:
         """Whether the run has ended (killing it, with all it started, once it is past its wall-clock limit)."""
         if self.process.poll() is not None:
             return True
-        if self.elapsed > bounds.wall_limit(self.timeout) + GRACE_S:
+        if self.clock.seconds() > bounds.wall_limit(self.timeout) + GRACE_S:
             self.kill()
             self.killed = True
             return True

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import importlib.util
+import inspect
 import math
 import os
 import sys
@@ -128,16 +129,41 @@ def check_backward(student_fn: Callable[..., Any], reference_fn: Callable[..., A
     reference_root, reference_leaves, want = traced_backward(reference_fn, xs)
     expect(close(student_root.data, reference_root.data),
            f"forward{context} is wrong: got {show(student_root.data)}, expected {show(reference_root.data)}")
-    message = first_difference(got, want, context)
+    written = {node.name(): backward_line(node) for node in reachable([student_root.grad_fn])}
+    message = first_difference(got, want, context, written)
     if message is not None:
         raise Mistake(message)
     for i, (s, r) in enumerate(zip(student_leaves, reference_leaves)):
         expect(close(s.grad, r.grad), f"x{i}.grad{context} is {show(s.grad)}, expected {show(r.grad)}")
 
 
-def first_difference(got: Sequence[Any], want: Sequence[Any], context: str = "") -> str | None:
+def backward_line(node: Node) -> str:
+    """``ex01_mul_sum.py:21 in Mul.backward``: where the ``backward`` of ``node``'s Function is written,
+    for a Function of the student's (``""`` for a built-in node, or where the source can't be read)."""
+    module = sys.modules.get(type(node).__module__)
+    if module is None or type(node).__module__.startswith("micrograd2."):
+        return ""
+    for cls in vars(module).values():
+        # a Function's node is named "<Function>Backward" unless it sets node_name (function.py)
+        if isinstance(cls, type) and issubclass(cls, mg.Function) and "backward" in cls.__dict__ \
+                and (cls.__dict__.get("node_name") or f"{cls.__name__}Backward") == node.name():
+            try:
+                lines, first = inspect.getsourcelines(cls.backward)
+                path = inspect.getsourcefile(cls) or ""
+            except (OSError, TypeError):
+                return ""
+            at = first + next((i for i, text in enumerate(lines) if text.lstrip().startswith("def ")), 0)
+            return f"{Path(path).name}:{at} in {cls.__name__}.backward"
+    return ""
+
+
+def first_difference(got: Sequence[Any], want: Sequence[Any], context: str = "",
+                     written: dict[str, str] | None = None) -> str | None:
     """The first backward step where the student's events ``got`` differ from the reference's ``want``, as a
-    sentence (``None`` if they agree).  Step k of one walk is matched with step k of the other."""
+    sentence (``None`` if they agree).  Step k of one walk is matched with step k of the other.
+
+    ``written``: node name -> where its ``backward`` is written (``backward_line``); a wrong gradient's
+    sentence then starts with that line of the student's file, ``ex01_mul_sum.py:40 in Mul.backward: ``."""
     for k, (g, w) in enumerate(zip(got, want), start=1):
         node = f"{g.node} (the reference's {w.node})" if g.node != w.node else g.node
         where = f"step {k} of the backward walk{context}: node {node}, output {show(w.output)}"
@@ -148,7 +174,9 @@ def first_difference(got: Sequence[Any], want: Sequence[Any], context: str = "")
             return f"{where}: received upstream gradient {show(g.grad_output)}, expected {show(w.grad_output)}"
         for i, (a, b) in enumerate(zip(gs, ws)):
             if b is not None and not close(a, b):  # None: the input needs no gradient, whatever is returned
-                return (f"{where}, upstream gradient {show(w.grad_output)}: its gradient for input {i} is "
+                line = (written or {}).get(g.node, "")  # first, as the grader names an error's line
+                return ((f"{line}: " if line else "") +
+                        f"{where}, upstream gradient {show(w.grad_output)}: its gradient for input {i} is "
                         f"{show(a)}, expected {show(b)} (all inputs: got ({', '.join(map(show, gs))}), "
                         f"expected ({', '.join(map(show, ws))}))")
     if len(got) != len(want):

@@ -3,8 +3,10 @@
 
 On Values each takes two Values or two equal-length sequences and returns the
 mean as one Value, built from the scalar engine's ops (so a trace shows every
-step).  Given Tensors, each hands over to ``micrograd2.tensors.functional``'s
-function of the same name.  Under ``mg.autocast`` every loss runs in float32
+step); ``reduction="sum"`` returns the sum, ``reduction="none"`` the list of
+per-element losses (one Value when the inputs were single Values), as PyTorch's.
+Given Tensors, each hands over to ``micrograd2.tensors.functional``'s function
+of the same name.  Under ``mg.autocast`` every loss runs in float32
 (its inputs are cast first, as PyTorch's autocast does for its losses), except
 ``binary_cross_entropy``, which raises there as PyTorch's does: use the
 with-logits form.
@@ -56,6 +58,25 @@ def _either_engine(loss: L) -> L:
     return on_either  # type: ignore[return-value]
 
 
+REDUCTIONS = ("mean", "sum", "none")
+
+
+def _check_reduction(reduction: str) -> None:
+    """PyTorch's ``ValueError`` for a ``reduction`` that is not one of its three."""
+    if reduction not in REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction\n"
+                         "What to do: pass reduction='mean', 'sum' or 'none'.")
+
+
+def _reduced(terms: list[Any], reduction: str, single: bool) -> Any:
+    """The per-element losses as ``reduction`` asks: their mean, their sum, or themselves (a list, or
+    the one Value when the inputs were single Values, as PyTorch's 0-d result)."""
+    if reduction == "none":
+        return terms[0] if single else terms
+    total = sum(terms)
+    return total if reduction == "sum" else total / len(terms)
+
+
 def _float32(*inputs: Any) -> tuple[Any, ...]:
     return autocast_float32(*inputs) if grad_mode.autocast_policy() is not None else inputs
 
@@ -71,34 +92,41 @@ def _pairs(pred: Any, target: Any, name: str) -> tuple[Sequence[Any], Sequence[A
     return pred, target
 
 
+def _single(x: Any) -> bool:
+    return isinstance(x, Value) or not hasattr(x, "__len__")
+
+
 @_either_engine
-def mse_loss(pred: Any, target: Any) -> Any:
-    """Mean of (pred − target)²."""
+def mse_loss(pred: Any, target: Any, *, reduction: str = "mean") -> Any:
+    """Mean of (pred − target)² (``reduction``: ``"mean"``, ``"sum"`` or ``"none"``)."""
+    _check_reduction(reduction)
     pred, target = _float32(pred, target)
     ps, ts = _pairs(pred, target, "mse_loss")
-    return sum((p - t) ** 2 for p, t in zip(ps, ts)) / len(ps)
+    return _reduced([(p - t) ** 2 for p, t in zip(ps, ts)], reduction, _single(pred))
 
 
 @_either_engine
-def hinge_loss(scores: Any, labels: Any) -> Any:
+def hinge_loss(scores: Any, labels: Any, *, reduction: str = "mean") -> Any:
     """micrograd's max-margin loss: mean of relu(1 − yᵢ·scoreᵢ), labels ±1."""
+    _check_reduction(reduction)
     scores, labels = _float32(scores, labels)
     ss, ys = _pairs(scores, labels, "hinge_loss")
-    return sum((1 - y * s).relu() for s, y in zip(ss, ys)) / len(ss)
+    return _reduced([(1 - y * s).relu() for s, y in zip(ss, ys)], reduction, _single(scores))
 
 
-def binary_cross_entropy(prob: Any, target: Any) -> Any:
+def binary_cross_entropy(prob: Any, target: Any, *, reduction: str = "mean") -> Any:
     """Mean of −[y·log p + (1 − y)·log(1 − p)] for probabilities p in [0, 1].
 
     As PyTorch, each log is clamped to be ≥ −100, so p = 0 or 1 gives a finite loss.
     Under autocast it raises ``RuntimeError`` ("unsafe to autocast"), as PyTorch's does.
     """
+    _check_reduction(reduction)
     refuse_under_autocast("binary_cross_entropy", UNSAFE_BCE_WHAT_TO_DO)  # on either engine
     tensor_fn = _tensor_version("binary_cross_entropy", prob)
     if tensor_fn is not None:
-        return tensor_fn(prob, target)
+        return tensor_fn(prob, target, reduction=reduction)
     ps, ts = _pairs(prob, target, "binary_cross_entropy")
-    return sum(_bce_term(p, t) for p, t in zip(ps, ts)) / len(ps)
+    return _reduced([_bce_term(p, t) for p, t in zip(ps, ts)], reduction, _single(prob))
 
 
 UNSAFE_BCE_WHAT_TO_DO = (
@@ -134,7 +162,7 @@ def _bce_term(p: Any, t: Any) -> Any:
 
 
 @_either_engine
-def binary_cross_entropy_with_logits(logits: Any, target: Any) -> Any:
+def binary_cross_entropy_with_logits(logits: Any, target: Any, *, reduction: str = "mean") -> Any:
     """``binary_cross_entropy(sigmoid(x), y)`` from the logits x, computed stably as PyTorch's.
 
     Each term is −[y·log σ(x) + (1 − y)·log(1 − σ(x))] = (1 − y)·x + log(1 + e⁻ˣ), written
@@ -142,9 +170,10 @@ def binary_cross_entropy_with_logits(logits: Any, target: Any) -> Any:
     overflows and no log sees 0, for any finite logit.  Its gradient is (σ(x) − y) / n.
     On autocast's float32 list (safe to autocast, unlike ``binary_cross_entropy``).
     """
+    _check_reduction(reduction)
     logits, target = _float32(logits, target)
     xs, ts = _pairs(logits, target, "binary_cross_entropy_with_logits")
-    return sum(_logit_term(x, t) for x, t in zip(xs, ts)) / len(xs)
+    return _reduced([_logit_term(x, t) for x, t in zip(xs, ts)], reduction, _single(logits))
 
 
 def _logit_term(x: Any, t: Any) -> Any:
@@ -173,14 +202,17 @@ def _logsumexp(zs: Sequence[Any]) -> Any:
 
 
 @_either_engine
-def cross_entropy(logits: Any, targets: Any) -> Any:
+def cross_entropy(logits: Any, targets: Any, *, reduction: str = "mean") -> Any:
     """Mean over samples of −log softmax(z)[target] = log Σⱼ exp zⱼ − z_target.
 
     Values: ``logits`` is one sample's sequence of Values with an int ``targets``,
-    or a sequence of such sequences with a sequence of ints.  Tensors: PyTorch's
-    ``cross_entropy(logits, targets)`` with class indices, mean reduction.
+    or a sequence of such sequences with a sequence of ints; ``reduction="none"``
+    gives one loss per sample (one Value for one sample).  Tensors: PyTorch's
+    ``cross_entropy(logits, targets)`` with class indices or probabilities.
     """
-    if len(logits) and not hasattr(logits[0], "__len__"):
+    _check_reduction(reduction)
+    single = bool(len(logits)) and not hasattr(logits[0], "__len__")
+    if single:
         logits, targets = [logits], [targets]
     if len(logits) != len(targets):
         raise ValueError("cross_entropy() needs one target class per sample\n"
@@ -194,4 +226,4 @@ def cross_entropy(logits: Any, targets: Any) -> Any:
             raise IndexError(f"Target {int(t)} is out of bounds.\n"
                              f"What to do: targets are class indices in 0..{len(zs) - 1}.")
         losses.append(_logsumexp(zs) - zs[int(t)])
-    return sum(losses) / len(losses)
+    return _reduced(losses, reduction, single)

@@ -17,10 +17,14 @@ _NAMES = {"relu": "ReLU", "tanh": "Tanh", "sigmoid": "Sigmoid", "linear": "Linea
 
 
 class Module:
-    """Something with parameters: ``parameters()``, ``zero_grad()`` and ``__call__``."""
+    """Something with parameters: ``parameters()``, ``zero_grad()`` and ``__call__``.
+
+    As ``torch.nn.Module``, it finds what is set as an attribute: its ``mg.nn.Parameter`` objects first,
+    then each sub-module's parameters, in the order they were set.  (``Neuron``, ``Layer`` and
+    ``MLP`` list their own, in micrograd's order.)"""
 
     def parameters(self) -> list[Any]:
-        return []
+        return [p for _, p in self.named_parameters()]
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Clear every parameter's ``.grad``: ``None`` by default (PyTorch's default), or 0."""
@@ -33,8 +37,39 @@ class Module:
         return self.forward(*args)
 
     def named_parameters(self) -> Iterator[tuple[str, Any]]:
-        for i, p in enumerate(self.parameters()):
-            yield (p.label or f"param{i}"), p
+        """``(name, parameter)`` pairs, each parameter once: ``"l1.weight"`` for the ``weight`` of
+        the sub-module set as ``self.l1``; a module that lists its own names each by its label."""
+        seen: set[int] = set()
+        todo: list[tuple[str, Module]] = [("", self)]
+        while todo:  # (a stack, not recursion: a sub-module's parameters come before the next one's)
+            prefix, module = todo.pop()
+            if type(module).parameters is not Module.parameters:  # it lists its own
+                found = [(p.label or f"param{i}", p) for i, p in enumerate(module.parameters())]
+                children: list[tuple[str, Module]] = []
+            else:
+                found = [(name, v) for name, v in vars(module).items() if _is_parameter(v)]
+                children = [(name, v) for name, v in vars(module).items() if isinstance(v, Module)]
+            for name, p in found:
+                if id(p) not in seen:
+                    seen.add(id(p))
+                    yield prefix + name, p
+            todo += [(f"{prefix}{name}.", child) for name, child in reversed(children)]
+
+
+def _is_parameter(value: object) -> bool:
+    """Is ``value`` an ``mg.nn.Parameter``?  (Without importing it: that would import NumPy.)"""
+    return any(c.__name__ == "Parameter" and c.__module__ == "micrograd2.nn.parameter"
+               for c in type(value).__mro__)
+
+
+class ReLU(Module):
+    """``max(x, 0)`` as a module (``torch.nn.ReLU``): for a Value or a Tensor."""
+
+    def forward(self, x: Any) -> Any:
+        return x.relu()
+
+    def __repr__(self) -> str:
+        return "ReLU()"
 
 
 def _check_activation(activation: str) -> str:
@@ -53,14 +88,20 @@ class Neuron(Module):
         self.b = Value(0.0, requires_grad=True, label=f"{name}b")
         self.nonlin = nonlin
         self.activation = _check_activation(activation)
+        self.name = name.removesuffix(".")  # "l1.n0": what its output is called (NOTE [Named outputs])
 
     def forward(self, x: Sequence[Any]) -> Value:
         if len(x) != len(self.w):
             raise ValueError(f"this Neuron takes {len(self.w)} inputs, got {len(x)}")
-        act = dot(self.w, x, self.b)
-        if not self.nonlin or self.activation == "linear":
-            return act
-        return getattr(act, self.activation)()
+        out = dot(self.w, x, self.b)
+        if self.nonlin and self.activation != "linear":
+            out = getattr(out, self.activation)()
+        if self.name:
+            out.label = self.name
+        return out
+
+    # NOTE [Named outputs]: a neuron of an MLP names its output after itself ("l1.n0", as its
+    # parameters are "l1.n0.w[0]"), so a traced MLP's narration uses names found in the code.
 
     def parameters(self) -> list[Value]:
         return self.w + [self.b]

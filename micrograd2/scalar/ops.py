@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .. import ieee
+from .. import dtypes, ieee
 from ..autograd import Function, Variable
 from .sums import Dot, Sum, _exact_sum  # noqa: F401  (re-exported: value.py and the speed layer take them from here)
 
@@ -286,6 +286,54 @@ class Tanh(Function):
         return grad * (1 - out * out)
 
 
+def _sin(x: Any) -> Any:
+    """sin x, on a float (``nan`` at ±inf, as C's ``sin``) or a Value (recorded)."""
+    if isinstance(x, Variable):
+        return x.sin()  # type: ignore[attr-defined]
+    return float("nan") if math.isinf(x) else math.sin(x)
+
+
+def _cos(x: Any) -> Any:
+    """cos x, on a float (``nan`` at ±inf) or a Value (recorded)."""
+    if isinstance(x, Variable):
+        return x.cos()  # type: ignore[attr-defined]
+    return float("nan") if math.isinf(x) else math.cos(x)
+
+
+class Sin(Function):
+    """sin x.  Keeps its input: ∂/∂x = cos x (PyTorch's ``grad * self.cos()``)."""
+
+    node_name = "SinBackward0"
+    saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return _sin(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * _cos(x)
+
+
+class Cos(Function):
+    """cos x.  Keeps its input: ∂/∂x = −sin x (PyTorch's ``grad * -self.sin()``)."""
+
+    node_name = "CosBackward0"
+    saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return _cos(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * -_sin(x)
+
+
 class Relu(Function):
     """max(x, 0).  Keeps its output: ∂/∂x = g where the output is not ≤ 0 (so nan passes), else 0."""
 
@@ -321,7 +369,44 @@ class Sigmoid(Function):
     @staticmethod
     def backward(ctx, grad):  # PyTorch's sigmoid_backward, in its order
         (out,) = ctx.saved_tensors
+        if isinstance(grad, Variable):  # create_graph: one node, with derivatives.yaml's formulas
+            return SigmoidGrad.apply(grad, out, kind=grad.dtype)
         return grad * (1 - out) * out
+
+
+def _sigmoid_backward(g: float, out: float, kind: str) -> float:
+    """PyTorch's ``sigmoid_backward(g, σ)`` on floats, rounded to ``kind`` as it goes."""
+    return dtypes.round_to(g * dtypes.round_to(1.0 - out, kind), kind) * out
+
+
+class SigmoidGrad(Function):
+    """PyTorch's ``sigmoid_backward(g, σ)`` = g·(1 − σ)·σ as one op (``SigmoidBackwardBackward0``).
+
+    NOTE [Sigmoid's second derivative]: derivatives.yaml differentiates it as an op of its own:
+    ∂/∂g = sigmoid_backward(gg, σ) and ∂/∂σ = gg·g·(−2σ + 1).  Written as three products instead,
+    the float64 second derivative lands one ulp away from PyTorch's at some points."""
+
+    node_name = "SigmoidBackwardBackward0"
+    saved_names = ("grad_output", "output")
+    ctx_slots = ("kind",)
+
+    @staticmethod
+    def forward(ctx, g, out, kind):
+        ctx.save_for_backward(g, out)
+        ctx.kind = kind
+        return _sigmoid_backward(g, out, kind)
+
+    @staticmethod
+    def backward(ctx, gg):
+        g, out = ctx.saved_tensors
+        need_g, need_out = ctx.needs_input_grad
+        grad_g = None
+        if need_g:  # one recorded op while recording, else its formula on floats
+            recorded = isinstance(gg, Variable) or isinstance(out, Variable)
+            grad_g = SigmoidGrad.apply(gg, out, kind=ctx.kind) if recorded else \
+                _sigmoid_backward(gg, out, ctx.kind)
+        grad_out = gg * g * (-2 * out + 1) if need_out else None
+        return grad_g, grad_out
 
 
 class Sqrt(Function):

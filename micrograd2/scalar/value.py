@@ -22,7 +22,7 @@ F64 = dtypes.FLOAT64
 
 
 def _check_data(data: object) -> float:
-    if isinstance(data, float):
+    if type(data) is float:  # (a NumPy float64 is a float too: it is made a plain one below)
         return data
     if isinstance(data, Variable):
         raise TypeError(
@@ -197,6 +197,12 @@ class Value(Variable):
     def tanh(self) -> Value:
         return ops.Tanh.apply(self)
 
+    def sin(self) -> Value:
+        return ops.Sin.apply(self)
+
+    def cos(self) -> Value:
+        return ops.Cos.apply(self)
+
     def relu(self) -> Value:
         return ops.Relu.apply(self)
 
@@ -248,6 +254,10 @@ class Value(Variable):
 
     def zero_(self) -> Value:
         return self._in_place(ops.Zero)
+
+    def exp_(self) -> Value:
+        """``self = eˢᵉˡᶠ`` in place (``ExpBackward0``, keeping the new value, as PyTorch)."""
+        return self._in_place(ops.Exp)
 
 
 class _DetachedValue(Value):

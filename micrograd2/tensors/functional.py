@@ -5,7 +5,8 @@
 ``cross_entropy`` is ``nll_loss(log_softmax(logits, 1), targets)``
 (``NllLossBackward0`` → ``LogSoftmaxBackward0``), ``linear`` on a batch is one
 ``AddmmBackward0`` fed by the weight's ``TBackward0``.  Each loss returns the
-mean as a 0-d Tensor.
+mean as a 0-d Tensor; ``reduction="sum"`` the sum, ``reduction="none"`` one loss per element (per
+sample for the cross-entropies), as PyTorch's.
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from typing import Any
 from ..autograd import grad_mode
 from .creation import tensor
 from .linalg import Addmm
-from .losses import BinaryCrossEntropy, BinaryCrossEntropyWithLogits, MseLoss, NllLoss
+from .losses import BinaryCrossEntropy, BinaryCrossEntropyWithLogits, MseLoss, NllLoss, check_reduction
 from .storage import INTEGERS
 from .tensor import Tensor
 
@@ -38,37 +39,41 @@ def _float32(*inputs: Any) -> tuple[Any, ...]:
     return tuple(policy.cast((x,), "float32")[0] if isinstance(x, Tensor) else x for x in inputs)
 
 
-def mse_loss(pred: Tensor, target: Any) -> Tensor:
-    """mean((pred − target)²): one ``MseLossBackward0`` node."""
-    return MseLoss.apply(pred, _like(target, pred))
+def mse_loss(pred: Tensor, target: Any, *, reduction: str = "mean") -> Tensor:
+    """mean((pred − target)²) (or the sum, or each square): one ``MseLossBackward0`` node."""
+    return MseLoss.apply(pred, _like(target, pred), reduction=check_reduction(reduction))
 
 
-def hinge_loss(scores: Tensor, labels: Any) -> Tensor:
+def hinge_loss(scores: Tensor, labels: Any, *, reduction: str = "mean") -> Tensor:
     """micrograd's max-margin loss: mean of relu(1 − yᵢ·scoreᵢ), labels ±1 (same shape as scores)."""
+    check_reduction(reduction)
     scores, labels = _float32(scores, _like(labels, scores))
-    return (1.0 - labels * scores).relu().mean()
+    terms = (1.0 - labels * scores).relu()
+    return terms if reduction == "none" else terms.sum() if reduction == "sum" else terms.mean()
 
 
-def binary_cross_entropy(prob: Tensor, target: Any) -> Tensor:
+def binary_cross_entropy(prob: Tensor, target: Any, *, reduction: str = "mean") -> Tensor:
     """−mean[y·log p + (1 − y)·log(1 − p)], logs clamped at −100 (``BinaryCrossEntropyBackward0``).
 
     (``mg.nn.functional.binary_cross_entropy`` refuses to run under autocast, as PyTorch's, before it
     hands Tensors over to this.)
     """
-    return BinaryCrossEntropy.apply(prob, _like(target, prob))
+    return BinaryCrossEntropy.apply(prob, _like(target, prob), reduction=check_reduction(reduction))
 
 
-def binary_cross_entropy_with_logits(logits: Tensor, target: Any) -> Tensor:
+def binary_cross_entropy_with_logits(logits: Tensor, target: Any, *,
+                                     reduction: str = "mean") -> Tensor:
     """``binary_cross_entropy(sigmoid(logits), target)`` in one stable node
     (``BinaryCrossEntropyWithLogitsBackward0``), on autocast's float32 list.  ``target`` has
     ``logits``' shape, as PyTorch requires."""
+    check_reduction(reduction)
     y = _like(target, logits)
     if y.shape != logits.shape:
         raise ValueError(
             f"Target size ({y.shape}) must be the same as input size ({logits.shape})\n"
             "What to do: pass one target per logit, with the logits' shape."
         )
-    return BinaryCrossEntropyWithLogits.apply(logits, y)
+    return BinaryCrossEntropyWithLogits.apply(logits, y, reduction=reduction)
 
 
 def log_softmax(logits: Tensor, dim: int = -1) -> Tensor:
@@ -76,44 +81,80 @@ def log_softmax(logits: Tensor, dim: int = -1) -> Tensor:
     return logits.log_softmax(dim)
 
 
-def nll_loss(log_probs: Tensor, targets: Any, ignore_index: int = -100) -> Tensor:
+def nll_loss(log_probs: Tensor, targets: Any, ignore_index: int = -100, *,
+             reduction: str = "mean") -> Tensor:
     """−mean of ``log_probs[i, targets[i]]`` over the samples whose target is not ``ignore_index``
-    (``NllLossBackward0``); targets are class indices."""
+    (``NllLossBackward0``); targets are class indices.  ``"sum"``: the sum; ``"none"``: one loss per
+    sample, 0 where the target is ignored."""
+    check_reduction(reduction)
     if log_probs.ndim != 2:
         raise ValueError(
             f"nll_loss() takes log-probabilities of shape (N, C), got {log_probs.shape}\n"
             "What to do: pass one row of class scores per sample."
         )
     index = _class_indices(targets, log_probs, ignore_index)
-    return NllLoss.apply(log_probs, targets=index.data, ignore_index=ignore_index)
+    return NllLoss.apply(log_probs, targets=index.data, ignore_index=ignore_index,
+                         reduction=reduction)
 
 
-def cross_entropy(logits: Tensor, targets: Any, ignore_index: int = -100, label_smoothing: float = 0.0) -> Tensor:
-    """PyTorch's ``cross_entropy`` with mean reduction: ``nll_loss(log_softmax(logits, 1), targets)``.
+def cross_entropy(logits: Tensor, targets: Any, ignore_index: int = -100, label_smoothing: float = 0.0,
+                  *, reduction: str = "mean") -> Tensor:
+    """PyTorch's ``cross_entropy``: ``nll_loss(log_softmax(logits, 1), targets)``.
 
     ``logits`` is ``(N, C)``, ``(C,)`` for one sample, or ``(N, C, d1, …)``.  ``targets`` holds class indices
     (ints, an integer array or an int64 Tensor; a target equal to ``ignore_index`` counts for nothing) or
     class probabilities (a float Tensor of the logits' shape).  ``label_smoothing`` ε mixes each target with
     the uniform distribution: (1 − ε)·loss + ε·mean over classes of −log p.  Stable for any logits.
+    ``reduction``: the mean over the samples kept, their ``"sum"``, or ``"none"`` (one loss per sample,
+    shaped ``(N, d1, …)``).
     """
-    if logits.ndim == 1:  # one sample
+    check_reduction(reduction)
+    one = logits.ndim == 1
+    if one:  # one sample
         logits = logits.unsqueeze(0)
         targets = _one_sample(targets)
-    classes = logits.shape[1]
+    per_sample = (logits.shape[0], *logits.shape[2:])  # the shape of reduction="none"'s result
     logp = log_softmax(logits, 1)
     if isinstance(targets, Tensor) and targets.shape == logits.shape:  # class probabilities (as PyTorch: by shape)
-        y = targets if not label_smoothing else targets * (1 - label_smoothing) + label_smoothing / classes
-        return -(logp * y).sum() / (logits.numel() / classes)  # type: ignore[no-any-return]
-    if logits.ndim > 2:  # (N, C, d…): the class axis last, one row per position
-        axes = (0, *range(2, logits.ndim), 1)
+        loss = _soft_cross_entropy(logp, targets, label_smoothing, reduction)
+    else:
+        loss = _hard_cross_entropy(logp, targets, ignore_index, label_smoothing, reduction)
+    if reduction != "none":
+        return loss
+    return loss.reshape(()) if one else loss.reshape(*per_sample)  # type: ignore[no-any-return]
+
+
+def _soft_cross_entropy(logp: Tensor, targets: Tensor, label_smoothing: float,
+                        reduction: str) -> Tensor:
+    """−Σ_c y_c·log p_c per sample, for class-probability targets y (smoothed toward uniform)."""
+    classes = logp.shape[1]
+    y = targets if not label_smoothing else targets * (1 - label_smoothing) + label_smoothing / classes
+    if reduction == "none":
+        return -(logp * y).sum(1)  # type: ignore[no-any-return]
+    total = -(logp * y).sum()
+    return total if reduction == "sum" else total / (logp.numel() / classes)  # type: ignore[no-any-return]
+
+
+def _hard_cross_entropy(logp: Tensor, targets: Any, ignore_index: int, label_smoothing: float,
+                        reduction: str) -> Tensor:
+    """``nll_loss`` of the class-index targets, one row per position, mixed with the smoothing term."""
+    classes = logp.shape[1]
+    if logp.ndim > 2:  # (N, C, d…): the class axis last, one row per position
+        axes = (0, *range(2, logp.ndim), 1)
         logp = logp.permute(*axes).reshape(-1, classes)
-        targets = _like(targets, logits).reshape(-1) if not isinstance(targets, Tensor) else targets.reshape(-1)
-    loss = nll_loss(logp, targets, ignore_index)
+        targets = _like(targets, logp).reshape(-1) if not isinstance(targets, Tensor) else targets.reshape(-1)
+    loss = nll_loss(logp, targets, ignore_index, reduction=reduction)
     if not label_smoothing:
         return loss
     index = _class_indices(targets, logp, ignore_index)
     kept = (index != ignore_index).to(logp.dtype)
-    smooth = -(logp.sum(1) * kept).sum() / kept.sum()
+    smooth = -(logp.sum(1) * kept)  # as PyTorch's masked_fill: ignored rows add 0
+    if reduction == "mean":
+        count = kept.sum()
+        # every row ignored: nan, as PyTorch, with zero gradients (no 0/0 in the backward)
+        smooth = smooth.sum() / count if count.item() else smooth.sum() + math.nan
+    elif reduction == "sum":
+        smooth = smooth.sum()
     return loss * (1 - label_smoothing) + smooth * (label_smoothing / classes)  # type: ignore[no-any-return]
 
 

@@ -10,6 +10,7 @@ is given.
 from __future__ import annotations
 
 import math
+import warnings
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -34,33 +35,61 @@ if TYPE_CHECKING:
 _array_types = array_types()
 
 
-class Index(Function):
-    """``x[index]`` with index arrays (advanced indexing).  Backward adds the gradient back at ``index``
-    (repeated positions add up)."""
+class ViewIndex(Function):
+    """``x[basic index]`` (ints, slices, ``None``): a view of ``x``.  Backward adds the gradient back at
+    ``index``.  It saves no Tensor, as PyTorch's ``SelectBackward0`` and ``SliceBackward0`` keep only
+    sizes and positions: a second backward through it alone works in both."""
 
-    node_name = "IndexBackward0"
+    node_name = "SliceBackward0"
     ctx_slots = ("shape", "index")
 
     @staticmethod
     def forward(ctx, x, index):
-        be = backend(x)
-        ctx.shape, ctx.index = be.shape(x), index
-        try:
-            return be.getitem(x, index)
-        except IndexError as error:  # NumPy's words for an axis are PyTorch's for a dimension
-            raise IndexError(
-                f"{str(error).replace('axis', 'dimension')}\n"
-                f"What to do: the Tensor's shape is {tuple(ctx.shape)}; an index runs from -size to size - 1."
-            ) from None
+        ctx.shape, ctx.index = backend(x).shape(x), index
+        return _getitem(x, index)
 
     @staticmethod
     def backward(ctx, grad):
         return scatter(grad, ctx.shape, ctx.index)
 
 
-Select = renamed(Index, "Select", "SelectBackward0")  # x[i]: one position along an axis
-Slice = renamed(Index, "Slice", "SliceBackward0")  # x[a:b]: a range along an axis
-UnsqueezeIndex = renamed(Index, "UnsqueezeIndex", "UnsqueezeBackward0")  # x[None]: a new axis
+class Index(Function):
+    """``x[index]`` with index arrays or masks (advanced indexing): a copy.  Backward adds the gradient
+    back at ``index`` (repeated positions add up)."""
+
+    node_name = "IndexBackward0"
+    saved_names = ("indices",)
+    ctx_slots = ("shape",)
+
+    @staticmethod
+    def forward(ctx, x, index):
+        # NOTE [Saved indices]: PyTorch's IndexBackward0 saves its index Tensors, so backward frees them
+        # and a second backward without retain_graph=True raises, as for any op that saves a Tensor.
+        ctx.shape = backend(x).shape(x)
+        ctx.save_for_backward(index)
+        return _getitem(x, index)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (index,) = ctx.saved_tensors
+        return scatter(grad, ctx.shape, index)
+
+
+def _getitem(x: Any, index: Any) -> Any:
+    """The array ``x[index]``, with PyTorch's words for an index out of range."""
+    be = backend(x)
+    try:
+        return be.getitem(x, index)
+    except IndexError as error:  # NumPy's words for an axis are PyTorch's for a dimension
+        raise IndexError(
+            f"{str(error).replace('axis', 'dimension')}\n"
+            f"What to do: the Tensor's shape is {tuple(be.shape(x))}; an index runs from -size to size - 1."
+        ) from None
+
+
+Select = renamed(ViewIndex, "Select", "SelectBackward0")  # x[i]: one position along an axis
+Slice = renamed(ViewIndex, "Slice", "SliceBackward0")  # x[a:b]: a range along an axis
+UnsqueezeIndex = renamed(ViewIndex, "UnsqueezeIndex", "UnsqueezeBackward0")  # x[None]: a new axis
 
 
 def scatter(g: Any, out_shape: tuple[int, ...], index: Any) -> Any:
@@ -73,17 +102,18 @@ class IndexPut(Function):
     (recorded: PyTorch's ``IndexPutImplBackward0``)."""
 
     node_name = "IndexPutImplBackward0"
-    ctx_slots = ("index",)
+    saved_names = ("indices",)
 
     @staticmethod
     def forward(ctx, values, shape, index):
         be = backend(values)
-        ctx.index = index
+        ctx.save_for_backward(index)  # NOTE [Saved indices]
         return be.scatter_add(shape, index, values, be.dtype(values))
 
     @staticmethod
     def backward(ctx, grad):
-        return grad[ctx.index]
+        (index,) = ctx.saved_tensors
+        return grad[index]
 
 
 class Unbind(Function):
@@ -140,9 +170,9 @@ def stack(slices: Any, dim: int) -> Any:
 
 # A view made again from its base after an in-place op (PyTorch's as_strided, on the base's element numbers:
 # ``index`` says where the view's elements are in the base; backward adds the gradient back there).
-AsStrided = renamed(Index, "AsStrided", "AsStridedBackward0")
+AsStrided = renamed(ViewIndex, "AsStrided", "AsStridedBackward0")
 
-Unbound = renamed(Index, "Unbound", "SelectBackward0")  # an output of a recorded unbind, as a view (views.py)
+Unbound = renamed(ViewIndex, "Unbound", "SelectBackward0")  # an output of a recorded unbind, as a view (views.py)
 
 SEVERAL_VIEWS = (
     "Output {k} of {op} is a view and is being modified inplace. This view is the output of a function that "
@@ -168,13 +198,34 @@ class SetItem(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        grad_value = None
-        if ctx.value_shape is not None:
-            grad_value = sum_to(grad[ctx.index], ctx.value_shape)
-        return mask_mul(grad, ctx.keep), grad_value
+        return _written_back(ctx, grad, ctx.index)
 
 
-IndexPutInPlace = renamed(SetItem, "IndexPutInPlace", "IndexPutBackward0")  # x[arrays] = v: index_put_
+class IndexPutInPlace(SetItem):
+    """``x[arrays] = value``: PyTorch's ``index_put_`` (``IndexPutBackward0``), which saves its indices
+    (NOTE [Saved indices])."""
+
+    node_name = "IndexPutBackward0"
+    saved_names = ("indices",)
+
+    @staticmethod
+    def forward(ctx, x, value, index):  # type: ignore[override]  # (index: a keyword attribute)
+        ctx.save_for_backward(index)
+        return SetItem.forward(ctx, x, value, index)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (index,) = ctx.saved_tensors
+        return _written_back(ctx, grad, index)
+
+
+def _written_back(ctx: Any, grad: Any, index: Any) -> tuple[Any, Any]:
+    """The gradients of ``x[index] = value``: x's, 0 where it was overwritten; the value's, the gradient
+    there summed to the value's shape (None for a number)."""
+    grad_value = None
+    if ctx.value_shape is not None:
+        grad_value = sum_to(grad[index], ctx.value_shape)
+    return mask_mul(grad, ctx.keep), grad_value
 
 
 def write_at(x: Any, value: Any, index: Any) -> tuple[Any, Any]:
@@ -341,19 +392,43 @@ def _split(index: Any) -> tuple[Any, Any]:
 
 
 def _arrays_in(x: Tensor, index: Any) -> Any:
-    """``index`` with Tensors and lists turned into backend arrays."""
+    """``index`` with Tensors and lists turned into backend arrays, a 0-d integer Tensor into its int
+    (PyTorch selects with it: a view), and a list of indices into a tuple (``_as_tuple``)."""
+    index = _as_tuple(index, type(x))
     parts = index if isinstance(index, tuple) else (index,)
     out = []
     for p in parts:
         if isinstance(p, type(x)):
             if p.dtype not in INTEGERS:
-                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors\n"
+                                 "What to do: make the index with dtype=\"int64\" (or a bool mask).")
             p = p.data
         elif isinstance(p, list):
             kind = "bool" if p and all(isinstance(v, bool) for v in p) else "int64"
             p = x._backend.from_host(p, kind)
+        if type(p) in _array_types and not p.shape and str(p.dtype) != "bool":
+            p = int(x._backend.to_host(p))  # NOTE [A 0-d index selects]
         out.append(p)
     return tuple(out) if isinstance(index, tuple) else out[0]
+
+
+# NOTE [A 0-d index selects]: ``y[i]`` with ``i = t.argmax()`` (a 0-d integer Tensor) is ``y[int(i)]`` in
+# PyTorch: a view (``SelectBackward0``), so ``y[i] = v`` writes into y.  Taken as an index array it would
+# make a copy, and the write would go into the copy.
+
+
+def _as_tuple(index: Any, tensor_type: type) -> Any:
+    """A list holding a slice, ``...``, ``None``, a Tensor or a sequence is a tuple of indices in
+    PyTorch (NumPy's old rule, with PyTorch's deprecation warning): ``x[[slice(None), 0]]`` is
+    ``x[:, 0]``.  A list of numbers stays one index array."""
+    if not isinstance(index, list) or len(index) >= 32:
+        return index
+    if not any(p is None or p is Ellipsis or isinstance(p, (slice, list, tuple, tensor_type))
+               or type(p) in _array_types for p in index):
+        return index
+    warnings.warn("Using a non-tuple sequence for multidimensional indexing is deprecated (PyTorch 2.9)\n"
+                  "What to do: write x[tuple(seq)] instead of x[seq].", UserWarning, stacklevel=4)
+    return tuple(index)
 
 
 def _index_function(index: Any) -> Any:

@@ -1,6 +1,7 @@
 """Softmax and the losses as single nodes: ``LogSoftmax``, ``NllLoss``, ``MseLoss``, the binary cross-entropies.
 
-Each computes its mean in one ``forward`` on the backend (stable where it
+Each computes its loss in one ``forward`` on the backend, reduced as PyTorch's ``reduction`` says
+(``"mean"``, ``"sum"`` or ``"none"``: see ``reduce_terms``), (stable where it
 matters: log-softmax subtracts the largest logit, logs are clamped at −100 as in
 PyTorch) and has its derivative written out.  ``functional.py`` puts them
 behind PyTorch's names (``cross_entropy`` is ``nll_loss(log_softmax(z))``).
@@ -15,6 +16,25 @@ from ..dtypes import BCE_EPSILON
 from .compute import backend, shape_of, sum_to
 from .indexing import scatter
 
+REDUCTIONS = ("mean", "sum", "none")
+
+
+def check_reduction(reduction: str) -> str:
+    """``reduction`` if it is one of PyTorch's three, else PyTorch's ``ValueError``."""
+    if reduction not in REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction\n"
+                         "What to do: pass reduction='mean', 'sum' or 'none'.")
+    return reduction
+
+
+def reduce_terms(be: Any, terms: Any, reduction: str, count: float) -> Any:
+    """The per-element losses ``terms`` as ``reduction`` asks: as they are (``"none"``), their sum, or
+    their sum / ``count`` (``"mean"``).  The sum starts from +0, as PyTorch's (so −0.0 terms sum to 0.0)."""
+    if reduction == "none":
+        return terms
+    total = be.binary("add", 0.0, be.sum(terms))
+    return total if reduction == "sum" else be.binary("div", total, count)
+
 
 class LogSoftmax(Function):
     """log softmax along ``dim``: zᵢ − log Σⱼ exp zⱼ, computed stably.  Keeps its output y:
@@ -27,7 +47,9 @@ class LogSoftmax(Function):
 
     @staticmethod
     def forward(ctx, x, dim):
-        out = backend(x).log_softmax(x, dim)
+        be = backend(x)
+        wide = be.astype(x, "float32") if be.dtype(x) == "float16" else x  # as PyTorch's CPU kernel
+        out = be.log_softmax(wide, dim)  # (the result is rounded once to x's dtype)
         ctx.save_for_backward(out)
         ctx.dim = dim
         return out
@@ -39,61 +61,73 @@ class LogSoftmax(Function):
 
 
 class NllLoss(Function):
-    """−mean of ``logp[i, targets[i]]`` over the rows whose target is not ``ignore_index`` (the negative
-    log-likelihood of the right classes; 0/0 = nan if every row is ignored, as PyTorch).
-    ∂/∂logp is −1/count at each kept row's target, 0 elsewhere.  The targets (class indices, an int64
-    array) are not an input of the node: they get no edge, as in PyTorch's ``NllLossBackward0``."""
+    """−``logp[i, targets[i]]`` for each row whose target is not ``ignore_index`` (0 for the others: the
+    negative log-likelihood of the right classes), reduced: the mean divides by the rows kept (0/0 = nan
+    if every row is ignored, as PyTorch, and then the gradient is zeros).
+    ∂/∂logp is −g (−g/count for the mean) at each kept row's target, 0 elsewhere.  The targets (class
+    indices, an int64 array) are not an input of the node: they get no edge, as in PyTorch's
+    ``NllLossBackward0``."""
 
     node_name = "NllLossBackward0"
     saved_names = ("target", "keep")
     autocast = "fp32"
-    ctx_slots = ("shape", "count")
+    ctx_slots = ("shape", "count", "reduction")
 
     @staticmethod
-    def forward(ctx, logp, targets, ignore_index=-100):
+    def forward(ctx, logp, targets, ignore_index=-100, reduction="mean"):
         be = backend(logp)
         keep = be.binary("eq", be.binary("eq", targets, ignore_index), False)
         safe = be.where(keep, targets, 0)  # an ignored row picks class 0, then counts as 0
         ctx.save_for_backward(safe, keep)
         ctx.shape = be.shape(logp)
         ctx.count = float(be.to_host(be.sum(be.astype(keep, "int64"))))
+        ctx.reduction = reduction
         picked = be.where(keep, be.take_along_rows(logp, safe), 0.0)
-        total = be.binary("add", 0.0, be.sum(be.unary("neg", picked)))  # from +0, as PyTorch: −0.0 sums to 0.0
-        return be.binary("div", total, ctx.count)
+        rows = be.binary("add", 0.0, be.unary("neg", picked))  # from +0, as PyTorch: no −0.0
+        return reduce_terms(be, rows, reduction, ctx.count)
 
     @staticmethod
     def backward(ctx, grad):
         safe, keep = ctx.saved_tensors  # arrays: the targets, and the mask of the rows kept
         be = backend(safe)
         n = ctx.shape[0]
-        per_row = (grad / -ctx.count).reshape(1).expand(n)
+        if ctx.reduction == "none":
+            per_row = -grad
+        elif ctx.reduction == "sum":
+            per_row = (-grad).reshape(1).expand(n)
+        elif not ctx.count:  # the mean, every row ignored: the loss is nan, its gradient zeros
+            return scatter(grad.reshape(1).expand(n) * 0.0, ctx.shape, (be.arange(n), safe))
+        else:
+            per_row = (grad / -ctx.count).reshape(1).expand(n)
         per_row = per_row * be.astype(keep, be.dtype(grad.data))
         return scatter(per_row, ctx.shape, (be.arange(n), safe))
 
 
 class MseLoss(Function):
-    """mean((pred − target)²).  ∂/∂pred = 2(pred − target)/n, ∂/∂target = −∂/∂pred."""
+    """(pred − target)², reduced.  ∂/∂pred = 2(pred − target)·g (/n for the mean), ∂/∂target = −∂/∂pred."""
 
     node_name = "MseLossBackward0"
     saved_names = ("self", "target")
     autocast = "fp32"
-    ctx_slots = ("shapes", "n")
+    ctx_slots = ("shapes", "n", "reduction")
 
     @staticmethod
-    def forward(ctx, pred, target):
+    def forward(ctx, pred, target, reduction="mean"):
         be = backend(pred, target)
         ctx.save_for_backward(pred, target)
         diff = be.binary("sub", pred, target)
         ctx.shapes = (shape_of(pred), shape_of(target))
         ctx.n = math.prod(be.shape(diff))
-        return be.binary("div", be.sum(be.binary("mul", diff, diff)), float(ctx.n))
+        ctx.reduction = reduction
+        return reduce_terms(be, be.binary("mul", diff, diff), reduction, float(ctx.n))
 
     @staticmethod
     def backward(ctx, grad):
         pred, target = ctx.saved_tensors
         sp, st = ctx.shapes
         need_p, need_t = ctx.needs_input_grad
-        g = (pred - target) * (grad * (2.0 / ctx.n))
+        norm = 2.0 / ctx.n if ctx.reduction == "mean" else 2.0  # PyTorch's mse_loss_backward
+        g = (pred - target) * (grad * norm)
         return (sum_to(g, sp) if need_p else None), (sum_to(-g, st) if need_t else None)
 
 
@@ -105,16 +139,16 @@ def _clamped_logs(be: Any, p: Any) -> tuple[Any, Any]:
 
 
 class BinaryCrossEntropy(Function):
-    """−mean[y·log p + (1 − y)·log(1 − p)], each log clamped at −100 (as PyTorch).
-    ∂/∂p = (p − y) / max(p(1 − p), 1e−12) / n, ∂/∂y = (log(1 − p) − log p) / n."""
+    """−[y·log p + (1 − y)·log(1 − p)], each log clamped at −100 (as PyTorch), reduced.
+    ∂/∂p = g·(p − y) / max(p(1 − p), 1e−12), ∂/∂y = g·(log(1 − p) − log p), each / n for the mean."""
 
     node_name = "BinaryCrossEntropyBackward0"
     saved_names = ("self", "target")
     autocast = "fp32"
-    ctx_slots = ("n",)
+    ctx_slots = ("n", "reduction")
 
     @staticmethod
-    def forward(ctx, p, y):
+    def forward(ctx, p, y, reduction="mean"):
         be = backend(p, y)
         if math.prod(be.shape(p)):  # PyTorch's check (a nan fails it too)
             high, minus_low = float(be.to_host(be.max(p))), float(be.to_host(be.max(be.unary("neg", p))))
@@ -127,33 +161,36 @@ class BinaryCrossEntropy(Function):
         terms = be.binary("add", be.binary("mul", y, log_p),
                           be.binary("mul", be.binary("sub", 1.0, y), log_q))
         ctx.n = math.prod(be.shape(terms))
-        return be.binary("div", be.unary("neg", be.sum(terms)), float(ctx.n))
+        ctx.reduction = reduction
+        return reduce_terms(be, be.unary("neg", terms), reduction, float(ctx.n))
 
     @staticmethod
     def backward(ctx, grad):
         p, y = ctx.saved_tensors
         need_p, need_y = ctx.needs_input_grad
+        n = float(ctx.n) if ctx.reduction == "mean" else 1.0
         grad_p = grad_y = None
         if need_p:  # PyTorch's order: g·(p − y) / max((1 − p)·p, ε), then / n
             denom = ((1.0 - p) * p).clamp_min(BCE_EPSILON)  # PyTorch's guard against p = 0 or 1
-            grad_p = grad * (p - y) / denom / float(ctx.n)
+            grad_p = grad * (p - y) / denom / n
         if need_y:  # ∂/∂y = log(1 − p) − log p (the clamped logs, as PyTorch)
             log_p, log_q = p.log().clamp_min(-100.0), (1.0 - p).log().clamp_min(-100.0)
-            grad_y = grad / float(ctx.n) * (log_q - log_p)
+            grad_y = grad / n * (log_q - log_p)
         return grad_p, grad_y
 
 
 class BinaryCrossEntropyWithLogits(Function):
-    """−mean[y·log σ(x) + (1 − y)·log(1 − σ(x))] from logits x, stably: each term is
-    (1 − y)·x + m + log(e⁻ᵐ + e⁻ˣ⁻ᵐ) with m = max(−x, 0).  ∂/∂x = (σ(x) − y)/n, ∂/∂y = −x/n."""
+    """−[y·log σ(x) + (1 − y)·log(1 − σ(x))] from logits x, stably: each term is
+    (1 − y)·x + m + log(e⁻ᵐ + e⁻ˣ⁻ᵐ) with m = max(−x, 0), reduced.
+    ∂/∂x = (σ(x) − y)·g, ∂/∂y = −x·g, each / n for the mean."""
 
     node_name = "BinaryCrossEntropyWithLogitsBackward0"
     saved_names = ("self", "target")
     autocast = "fp32"
-    ctx_slots = ("n",)
+    ctx_slots = ("n", "reduction")
 
     @staticmethod
-    def forward(ctx, x, y):
+    def forward(ctx, x, y, reduction="mean"):
         be = backend(x, y)
         ctx.save_for_backward(x, y)
         neg_x = be.unary("neg", x)
@@ -162,14 +199,14 @@ class BinaryCrossEntropyWithLogits(Function):
         terms = be.binary("add", be.binary("mul", be.binary("sub", 1.0, y), x),
                           be.binary("add", m, be.unary("log", both)))
         ctx.n = math.prod(be.shape(terms))
-        return be.binary("div", be.sum(terms), float(ctx.n))
+        ctx.reduction = reduction
+        return reduce_terms(be, terms, reduction, float(ctx.n))
 
     @staticmethod
     def backward(ctx, grad):
         x, y = ctx.saved_tensors
         need_x, need_y = ctx.needs_input_grad
-        scale = grad / float(ctx.n)
+        scale = grad / float(ctx.n) if ctx.reduction == "mean" else grad
         grad_x = (x.sigmoid() - y) * scale if need_x else None
         grad_y = -x * scale if need_y else None
         return grad_x, grad_y
-

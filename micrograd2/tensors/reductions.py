@@ -57,8 +57,18 @@ class SumDim(Function):
         return grad.reshape(ctx.kept).expand(ctx.shape)
 
 
+def _accumulated(be: Any, x: Any) -> Any:
+    """``x`` as the array a reduction adds up: float16 widened to float32 (exact), as PyTorch's CPU
+    kernels accumulate in float32 (its ``acc_type``); bfloat16 is float32 storage already.
+
+    NOTE [Half reductions round once]: a sum, a mean or a softmax of float16/bfloat16 is computed in
+    float32 and rounded once to the result's dtype (``Tensor._wrap`` rounds what forward returns).
+    The mean of 100 × 1000.0 in float16 is then 1000, where a float16 sum first would be inf."""
+    return be.astype(x, "float32") if be.dtype(x) == "float16" else x
+
+
 class Mean(Function):
-    """The mean of all elements: ∂/∂xᵢ = 1/n."""
+    """The mean of all elements: ∂/∂xᵢ = 1/n (NOTE [Half reductions round once])."""
 
     node_name = "MeanBackward0"
     ctx_slots = ("shape",)
@@ -67,7 +77,7 @@ class Mean(Function):
     def forward(ctx, x):
         be = backend(x)
         ctx.shape = be.shape(x)
-        return be.binary("div", be.sum(x), float(math.prod(ctx.shape)))
+        return be.binary("div", be.sum(_accumulated(be, x)), float(math.prod(ctx.shape)))
 
     @staticmethod
     def backward(ctx, grad):
@@ -75,7 +85,7 @@ class Mean(Function):
 
 
 class MeanDim(Function):
-    """The mean over ``dim``: ∂/∂xᵢ = 1/(number of elements averaged)."""
+    """The mean over ``dim``: ∂/∂xᵢ = 1/(number of elements averaged); half in float32 (as ``Mean``)."""
 
     node_name = "MeanBackward1"
     ctx_slots = ("shape", "kept", "n")
@@ -86,7 +96,8 @@ class MeanDim(Function):
         ctx.shape = be.shape(x)
         ctx.kept = kept_shape(ctx.shape, dim)
         ctx.n = math.prod(ctx.shape[d] for d in dim)
-        return be.binary("div", be.sum(x, axis=dim, keepdims=keepdim), float(ctx.n))
+        total = be.sum(_accumulated(be, x), axis=dim, keepdims=keepdim)
+        return be.binary("div", total, float(ctx.n))
 
     @staticmethod
     def backward(ctx, grad):
@@ -258,8 +269,8 @@ class MinDim(MaxDim):
 
 
 class Softmax(Function):
-    """exp(xᵢ − m) / Σⱼ exp(xⱼ − m) along ``dim``, m the maximum (stable for large x): one
-    ``SoftmaxBackward0`` node.  Along the last dim it multiplies by 1/Σ, as PyTorch's CPU kernel does.
+    """exp(xᵢ − m) / Σⱼ exp(xⱼ − m) along ``dim``, m the maximum (stable for large x; float16 in
+    float32): one ``SoftmaxBackward0`` node.  Along the last dim it multiplies by 1/Σ, as PyTorch's CPU kernel does.
     Backward: PyTorch's ``_softmax_backward_data``, y·(g − Σ g·y) with y the (saved) output."""
 
     node_name = "SoftmaxBackward0"
@@ -270,6 +281,7 @@ class Softmax(Function):
     @staticmethod
     def forward(ctx, x, dim):
         be = backend(x)
+        x = _accumulated(be, x)  # NOTE [Half reductions round once]
         axis = dim if be.shape(x) else None  # a 0-d Tensor is one row of one element
         e = be.unary("exp", be.binary("sub", x, be.max(x, axis=axis, keepdims=True)))
         total = be.sum(e, axis=axis, keepdims=True)

@@ -357,6 +357,8 @@ class Tensor(Variable):
     tanh = unary.on_floats(unary.Tanh)
     sigmoid = unary.on_floats(unary.Sigmoid)
     sqrt = unary.on_floats(unary.Sqrt)
+    sin = unary.on_floats(unary.Sin)
+    cos = unary.on_floats(unary.Cos)
     relu = method(unary.Relu)
     abs = __abs__ = method(unary.Abs)
 
@@ -418,6 +420,7 @@ class Tensor(Variable):
     div_ = arithmetic.div_
     zero_ = arithmetic.zero_
     fill_ = arithmetic.fill_
+    exp_ = unary.exp_
     copy_ = shapes.copy_  # one CopyBackwards node, as PyTorch
     __iadd__, __isub__ = arithmetic.add_, arithmetic.sub_
     __imul__, __itruediv__ = arithmetic.mul_, arithmetic.div_

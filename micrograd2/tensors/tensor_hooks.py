@@ -22,7 +22,7 @@ class TensorHook:
 
     def __call__(self, grad: Tensor) -> Any:
         out = self.hook(grad)
-        if isinstance(out, self.tensor):
+        if isinstance(out, self.tensor) and grad is not None:  # (None: no gradient arrived)
             name = getattr(self.hook, "__name__", "hook")
             if out.shape != grad.shape:
                 raise RuntimeError(f"hook '{name}' has changed the size of value\n"

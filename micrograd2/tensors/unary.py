@@ -1,4 +1,5 @@
-"""Functions of one variable, elementwise: ``exp``, ``log``, ``tanh``, ``relu``, ``sigmoid``, ``sqrt``, ``abs``.
+"""Functions of one variable, elementwise: ``exp``, ``log``, ``tanh``, ``relu``, ``sigmoid``, ``sqrt``, ``abs``,
+``sin``, ``cos`` (and ``exp_`` in place).
 
 Each is a ``Function`` whose backward multiplies the gradient by the
 derivative, computed from what forward kept (often its own output).
@@ -7,8 +8,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
 
+import numpy as np
+
 from ..autograd import Function
 from .compute import backend, recorder, sgn, where
+from .storage import INTEGERS
 
 if TYPE_CHECKING:
     from .tensor import Tensor
@@ -48,6 +52,59 @@ class Exp(Function):
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
         return grad * out
+
+
+def _on_host(ufunc: Any, x: Any) -> Any:
+    """The NumPy ``ufunc`` of the array ``x``, on x's backend.  (The backends have no ``sin`` or
+    ``cos`` op: it runs on the host copy, which for NumPy is the array itself.)"""
+    be = backend(x)
+    with np.errstate(invalid="ignore"):  # sin(±inf) = nan, as PyTorch, without a warning
+        return be.from_host(ufunc(be.to_host(x)), be.dtype(x))
+
+
+class Sin(Function):
+    """sin x.  Keeps its input: ∂/∂x = cos x (PyTorch's ``grad * self.cos()``)."""
+
+    node_name = "SinBackward0"
+    saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return _on_host(np.sin, x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * x.cos()
+
+
+class Cos(Function):
+    """cos x.  Keeps its input: ∂/∂x = −sin x (PyTorch's ``grad * -self.sin()``)."""
+
+    node_name = "CosBackward0"
+    saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return _on_host(np.cos, x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * -x.sin()
+
+
+def exp_(x: Tensor) -> Tensor:
+    """``x.exp_()``: eˣ in place (``ExpBackward0``, keeping the new x, as PyTorch)."""
+    if x.dtype in INTEGERS:
+        name = "Long" if x.dtype == "int64" else "Bool"
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {name}\n"
+                           "What to do: an in-place op keeps the Tensor's dtype; use t.exp() or t.float().")
+    x._check_view_in_place()
+    x._in_place(Exp)
+    return x
 
 
 class Log(Function):
@@ -134,7 +191,32 @@ class Sigmoid(Function):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
+        if grad.requires_grad or out.requires_grad:  # create_graph: one node, as PyTorch's
+            return SigmoidGrad.apply(grad, out)
         return grad * (1.0 - out) * out
+
+
+class SigmoidGrad(Function):
+    """PyTorch's ``sigmoid_backward(g, σ)`` = g·(1 − σ)·σ as one op (``SigmoidBackwardBackward0``),
+    differentiated as derivatives.yaml does: ∂/∂g = sigmoid_backward(gg, σ), ∂/∂σ = gg·g·(−2σ + 1)
+    (NOTE [Sigmoid's second derivative] in micrograd2/scalar/ops.py)."""
+
+    node_name = "SigmoidBackwardBackward0"
+    saved_names = ("grad_output", "output")
+
+    @staticmethod
+    def forward(ctx, g, out):
+        be = backend(g, out)
+        ctx.save_for_backward(g, out)
+        return be.binary("mul", be.binary("mul", g, be.binary("sub", 1.0, out)), out)
+
+    @staticmethod
+    def backward(ctx, gg):
+        g, out = ctx.saved_tensors
+        need_g, need_out = ctx.needs_input_grad
+        grad_g = SigmoidGrad.apply(gg, out) if need_g else None
+        grad_out = gg * g * (-2.0 * out + 1.0) if need_out else None
+        return grad_g, grad_out
 
 
 class Sqrt(Function):

@@ -14,6 +14,7 @@ Formulas are written as a student would write them on paper:
 """
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable, Sequence
 
 from .names import CONST
@@ -27,6 +28,7 @@ ADD, MUL, NEG, POW, ATOM = 1, 2, 3, 4, 5
 _OPEN, _CLOSE = "([{|", ")]}|"
 
 
+@functools.lru_cache(maxsize=4096)  # a trace asks of the same names again and again
 def binding(text: str) -> int:
     """How tightly ``text`` binds: ``ATOM`` for a name or a call, else its loosest top-level operator."""
     depth, loosest, spaced = 0, ATOM, False
@@ -66,8 +68,9 @@ def name(ev: TraceEvent, i: int, needs: int = ADD) -> str:
     if i >= len(ev.inputs):
         return f"input {i}"
     label, value = ev.inputs[i]
-    text = format_value(value) if label == CONST and isinstance(value, (int, float)) else label
-    return operand(text, needs)
+    if label == CONST and isinstance(value, (int, float)):
+        return number(value)  # a negative number in parentheses: x − (-1.0)
+    return operand(label, needs)
 
 
 def num(ev: TraceEvent, i: int) -> str:

@@ -81,7 +81,7 @@ class NodeRecord:
     """What a trace knows of a node's forward op: its inputs, its output, and its formula."""
 
     __slots__ = ("op", "output", "output_ref", "input_refs", "input_names", "input_values", "input_ids",
-                 "formula", "complete")
+                 "formula", "complete", "constants")
 
     def __init__(self, op: str | None, output: Any, output_ref: Any, input_refs: tuple[Any, ...],
                  input_names: tuple[str, ...], input_values: tuple[Any, ...],
@@ -91,6 +91,7 @@ class NodeRecord:
         self.input_ids = input_ids
         self.formula = formula  # x[1]·w[1], written with the inputs' names when the record was made
         self.complete = complete  # every node of the graph below this one has a record too
+        self.constants: tuple[tuple[str, Any], ...] = ()  # numbers the op saved (exponent), by name
 
 
 def short(expression: str | None) -> bool:
@@ -106,6 +107,7 @@ class Names:
         self.values = IdentityMap()  # node -> {k: the name of its output k, when unlabelled}
         self.others = IdentityMap()  # a Value no recorded node made -> "leaf#2" (or its expression)
         self.records = IdentityMap()  # node -> NodeRecord
+        self.leaves = IdentityMap()  # a leaf's AccumulateGrad -> the leaf's name (kept once it is gone)
         self.counters: dict[str, int] = {}
 
     def number(self, base: str, sep: str = "#") -> str:

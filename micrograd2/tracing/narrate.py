@@ -14,7 +14,8 @@ each input's gradient, forward ops, saved values and frees.  So
 ``logging.basicConfig(level=logging.INFO)`` shows a training step's walk live.
 
 Verbosity: ``summary`` (one line per backward pass), ``steps`` (every step,
-accumulation and hook), ``full`` (also forward ops, saved values and frees).
+accumulation and hook of a short pass; of a long one, its first and last few:
+NOTE [Long passes]), ``full`` (every step, also forward ops, saved values and frees).
 Colours are ANSI, used on a terminal unless ``NO_COLOR`` is set.
 """
 from __future__ import annotations
@@ -22,6 +23,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Iterable
 
@@ -37,6 +39,13 @@ logger = logging.getLogger("micrograd2.trace")
 INFO, DEBUG = logging.INFO, logging.DEBUG
 INDENT = " " * 8
 UNIFORM = {"SumBackward0", "AddBackward0"}  # every input gets upstream × 1
+
+# NOTE [Long passes]
+# A student reads a pass of 20 steps line by line; nobody reads 513.  At ``steps`` verbosity a pass
+# of more than LONG_PASS steps is narrated by its first HEAD and last TAIL steps (where the walk
+# starts and where the gradients land in the leaves), one line for what is left out, its summary
+# (every .grad it wrote), and one line saying how to read all of it.  ``full`` narrates every step.
+LONG_PASS, HEAD, TAIL = 30, 6, 4
 
 _ANSI = {"head": "1", "step": "1", "node": "36", "grad": "33", "acc": "35", "hook": "34", "dim": "2",
          "value": "32", "warn": "31"}
@@ -78,7 +87,7 @@ class _Narrator:
     """Reads events one at a time (``add``), writing lines; a pass opens with a header and closes
     (``close``) with a summary."""
 
-    def __init__(self, passes: Iterable[Pass], verbosity: str) -> None:
+    def __init__(self, passes: Iterable[Pass], verbosity: str, shorten: bool = True) -> None:
         if verbosity not in VERBOSITIES:
             raise ValueError(
                 f"verbosity must be one of {', '.join(VERBOSITIES)}, got {verbosity!r}\n"
@@ -93,11 +102,17 @@ class _Narrator:
         self.pass_steps = 0
         self.grads: dict[str, Any] = {}
         self.writes: dict[int | None, int] = {}  # .grad writes narrated per step of the open pass
+        self.shorten = shorten and self.steps and not self.full  # NOTE [Long passes]
+        self.lengths: Counter[int | None] = Counter()  # steps per pass, when all events are known
+        self.first_step: int | None = None  # the open pass's first step
 
     def emit(self, *parts: tuple[str, str], step: int | None = None, level: int = INFO) -> None:
         self.lines.append(Line(tuple(parts), step, self.open.pass_no if self.open else None, level))
 
     def run(self, events: Iterable[TraceEvent]) -> list[Line]:
+        events = list(events)
+        if self.shorten:
+            self.lengths = Counter(ev.pass_no for ev in events if ev.kind == "backward")
         for ev in events:
             self.add(ev)
         self.close()
@@ -127,6 +142,7 @@ class _Narrator:
     def start(self, pass_no: int | None) -> None:
         p = self.find(pass_no or 0)
         self.open, self.pass_steps, self.grads, self.writes = p, 0, {}, {}
+        self.first_step = None
         if not self.steps:
             return
         self.emit(*self.header(p))
@@ -153,6 +169,8 @@ class _Narrator:
         tail = [("; " + ", ".join(grads), "grad")] if grads else []
         if self.steps:
             self.emit((f"pass {p.pass_no} {status}: {what}", "head"), *tail)
+            if self._long():
+                self.emit((f"(a long pass: --verbosity full narrates all {self.pass_steps} steps)", "dim"))
         else:
             self.emit(*self.header(p), (f": {what}", "head"),
                       *([] if p.finished else [(" (did not finish)", "warn")]), *tail)
@@ -165,10 +183,27 @@ class _Narrator:
         self.emit(("forward  ", "dim"), (f"{_value(ev)} = ", ""), (format_value(ev.output), "value"),
                   (note, "dim"), level=DEBUG)
 
+    def _long(self) -> bool:
+        return self.open is not None and self.lengths[self.open.pass_no] > LONG_PASS
+
+    def hidden(self, step: int | None) -> bool:
+        """Whether the lines of ``step`` are left out: a middle step of a long pass (NOTE [Long passes])."""
+        if not self.shorten or step is None or self.first_step is None or not self._long():
+            return False
+        k = step - self.first_step + 1  # its place in the pass, from 1
+        return HEAD < k <= self.lengths[self.open.pass_no if self.open else None] - TAIL
+
     def backward(self, ev: TraceEvent) -> None:
         step = ev.step or 0
         self.pass_steps += 1
+        if self.first_step is None:
+            self.first_step = step
         if not self.steps:
+            return
+        if self.hidden(step):
+            if self.pass_steps == HEAD + 1:
+                left = self.lengths[ev.pass_no] - HEAD - TAIL
+                self.emit((f"… {left} more steps (steps {step}–{step + left - 1}) …", "dim"), step=step)
             return
         what = ev.label if ev.output is None else f"{_value(ev)} = {format_value(ev.output)}"
         self.emit((f"step {step:<3}", "step"), (f" {ev.node:<16}", "node"), (f" {what}   upstream ", ""),
@@ -200,6 +235,9 @@ class _Narrator:
     def other(self, ev: TraceEvent) -> None:
         if ev.kind == "accumulate":
             self.grads[ev.label or "?"] = ev.new
+        if self.hidden(ev.step):
+            return
+        if ev.kind == "accumulate":
             self.writes[ev.step] = shown = self.writes.get(ev.step, 0) + 1
             if shown == 2 * MAX_LISTED + 1 and self.steps:
                 self.emit((INDENT + "… (more .grad writes at this step: see the pass's summary)", "dim"),
@@ -229,9 +267,11 @@ def _pairs(items: Iterable[tuple[str | None, Any]]) -> str:
     return ", ".join(format_value(v) if name is None else f"{name} = {format_value(v)}" for name, v in items)
 
 
-def narration_lines(events: Iterable[TraceEvent], passes: Iterable[Pass], verbosity: str = "steps") -> list[Line]:
-    """The narration as ``Line`` records (each tagged with its step and pass)."""
-    lines = _Narrator(list(passes), verbosity).run(events)
+def narration_lines(events: Iterable[TraceEvent], passes: Iterable[Pass], verbosity: str = "steps",
+                    shorten: bool = True) -> list[Line]:
+    """The narration as ``Line`` records (each tagged with its step and pass); ``shorten=False``
+    narrates every step of a long pass too (NOTE [Long passes]), as the step-through page needs."""
+    lines = _Narrator(list(passes), verbosity, shorten).run(events)
     while lines and not lines[-1].plain:
         lines.pop()
     return lines

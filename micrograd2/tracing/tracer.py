@@ -37,6 +37,7 @@ from .values import snapshot
 __all__ = ["CONST", "IdentityMap", "NodeRecord", "Tracer", "trace"]
 
 Saved = tuple[tuple[tuple[str | None, Any], ...], tuple[str, ...]]  # an event's saved, saved_names
+_tracers: weakref.WeakSet[Tracer] = weakref.WeakSet()  # every tracer still alive (NOTE [Freed numbers])
 _narrating: list[Tracer] = []  # the active tracer that logs its narration (one, so nested ones don't repeat it)
 
 
@@ -78,6 +79,7 @@ class Tracer:
         self._pending = IdentityMap()  # node -> indices of events waiting for its step
         self._core_passes: dict[int, _PassState] = {}
         self._open: list[_PassState] = []
+        _tracers.add(self)
 
     # -- on and off ---------------------------------------------------------------------------
     def __enter__(self) -> Tracer:
@@ -130,15 +132,25 @@ class Tracer:
     def _input_name(self, x: Any, nxt: Node | None, fallback: str, nr: int = 0) -> str:
         """Name input ``x`` (or, once it is gone, output ``nr`` of the node ``nxt`` its gradient goes to)."""
         if x is not None and (x.label or nxt is None or type(nxt) is AccumulateGrad):
-            return self.name_of(x)
+            return self._leaf_name(x, nxt) if type(nxt) is AccumulateGrad else self.name_of(x)
         if nxt is None:
             return fallback
         if type(nxt) is AccumulateGrad:
             leaf = nxt.variable
             if leaf is not None:
-                return self.name_of(leaf)
-            return fallback if fallback != CONST else self.node_id(nxt)
+                return self._leaf_name(leaf, nxt)
+            # gone: as its node remembers it (NOTE [A leaf remembered] in autograd/node.py)
+            known = nxt.label or self.names.leaves.get(nxt)
+            if known is None:
+                known = fallback if fallback != CONST else self.names.number("leaf")
+                self.names.leaves[nxt] = known
+            return str(known)
         return self.names.value_name(nxt, nr)  # the Value that node made, as it was when the op ran
+
+    def _leaf_name(self, leaf: Any, node: AccumulateGrad) -> str:
+        """Name a leaf, and remember the name by its node, for when the leaf is gone."""
+        name = self.names.leaves[node] = self.name_of(leaf)
+        return name
 
     def _input_names(self, node: Node, record: NodeRecord | None) -> tuple[str, ...]:
         if record is None:
@@ -250,8 +262,9 @@ class Tracer:
                         inputs=tuple(zip(names, values)), input_ids=ids,
                         input_nrs=self._nrs_of(node), saved=saved, saved_names=saved_names)
         refs = tuple(weakref.ref(x) if isinstance(x, Variable) else None for x in inputs)
-        self.names.records[node] = NodeRecord(fn.__name__, out, weakref.ref(output), refs, names, values, ids,
-                                              forward_formula(ev), complete=True)
+        record = self.names.records[node] = NodeRecord(fn.__name__, out, weakref.ref(output), refs, names,
+                                                       values, ids, forward_formula(ev), complete=True)
+        record.constants = tuple((n, v) for (who, v), n in zip(saved, saved_names) if who is None)
         ev.label = self.name_of(output)
         ev.saved = tuple((ev.label if name == "" else name, v) for name, v in saved)
         self._append(ev)
@@ -311,6 +324,8 @@ class Tracer:
         values = self._input_values(node)
         op = op_of(node)
         saved, saved_names = self._saved_of(node, output_name="")
+        if not saved_names:
+            saved, saved_names = _remembered(node)
         ev = TraceEvent("forward", node=node.name(), op=op, inputs=tuple(zip(names, values)),
                         saved=saved, saved_names=saved_names)
         return NodeRecord(op, snapshot(node.output), None, (None,) * len(names), names,
@@ -424,6 +439,21 @@ class Tracer:
     def __repr__(self) -> str:
         state = "recording" if self.active else "stopped"
         return f"<Tracer {state}: {len(self.events)} events, {len(self.passes)} backward passes>"
+
+
+# NOTE [Freed numbers]
+# Backward frees what a node saved, the numbers too (``x ** p``'s exponent), so a diagram drawn
+# after the pass could only write ``x^p``.  A tracer that watched the op ran keeps the numbers it
+# saved (``NodeRecord.constants``); a graph read from its nodes later takes them from any tracer
+# still alive that did (the lesson runner's, for a lesson's diagrams).
+def _remembered(node: Node) -> Saved:
+    """The numbers ``node`` saved, as a tracer that saw its op run recorded them (else nothing)."""
+    for tracer in list(_tracers):
+        record = tracer.names.records.get(node)
+        if record is not None and record.constants:
+            return (tuple((None, v) for _, v in record.constants),
+                    tuple(n for n, _ in record.constants))
+    return (), ()
 
 
 def op_of(node: Node) -> str:

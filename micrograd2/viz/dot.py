@@ -173,6 +173,8 @@ class _View:
         if pr is not None and node.id in pr.grads:
             suffix = " (so far)" if node.id in pr.partial else ""
             return format_value(pr.grads[node.id]) + suffix
+        if pr is not None and node.is_leaf:  # a step's diagram: not written yet (node.grad: after the pass)
+            return "None"
         if pr is not None and not node.is_leaf and node.id != self.sk.root_id:
             return "—"
         if node.grad is None and not node.is_leaf:

@@ -114,6 +114,7 @@ class _Namer:
         unknown = [n for n in nodes if tracer is None or tracer.known_id(n) is None]
         self.reader.learn(unknown)
         self.ids: dict[Node, str] = {}
+        self.gone: dict[Node, str] = {}  # an unlabelled leaf that is gone -> its name here (leaf#k)
         for node in nodes:
             known = tracer.known_id(node) if tracer is not None else None
             self.ids[node] = known if known is not None else self.reader.node_id(node)
@@ -127,8 +128,18 @@ class _Namer:
         """The name of the Value whose gradient goes to ``nxt``: a leaf, or output ``nr`` of ``nxt``."""
         if type(nxt) is AccumulateGrad:
             leaf = nxt.variable
-            return self.name(leaf) if leaf is not None else self.ids[nxt]
+            return self.name(leaf) if leaf is not None else self.gone_leaf(nxt)
         return self.value(nxt, nr)
+
+    def gone_leaf(self, node: AccumulateGrad) -> str:
+        """The name of a leaf that is gone: its label, as its node remembers it (NOTE [A leaf
+        remembered] in autograd/node.py), else the name the trace gave it, else a new ``leaf#k``."""
+        if node.label:
+            return str(node.label)
+        if node not in self.gone:
+            known = self.tracer.names.leaves.get(node) if self.tracer is not None else None
+            self.gone[node] = known or self.reader.names.number("leaf")
+        return self.gone[node]
 
     def value(self, node: Node, nr: int = 0) -> str:
         """The name of the Value ``node`` made (its output ``nr``)."""
@@ -187,8 +198,8 @@ def _live_node(node: Node, namer: _Namer, tracer: Tracer | None, show_saved: boo
     nid = namer.ids[node]
     if type(node) is AccumulateGrad:
         leaf = node.variable
-        if leaf is None:
-            return SNode(nid, "AccumulateGrad", nid)
+        if leaf is None:  # gone: what its node remembers (its .grad went with it)
+            return SNode(nid, "AccumulateGrad", namer.gone_leaf(node), node.output)
         return SNode(nid, "AccumulateGrad", namer.name(leaf), leaf.data, leaf.grad)
     record = namer.record(node)
     if label is None:
@@ -228,8 +239,9 @@ def from_pass(tracer: Tracer, pass_no: int, show_saved: bool = False) -> Skeleto
                       in zip(ev.input_ids, ev.grad_inputs, values, ev.input_nrs)]
             sk.nodes[ev.node_id] = SNode(ev.node_id, ev.node or "", ev.label or ev.node_id, ev.output,
                                          None, inputs, ev.saved if show_saved else None)
-        elif ev.kind == "accumulate" and ev.leaf and ev.node_id is not None and ev.node_id not in sk.nodes:
-            sk.nodes[ev.node_id] = SNode(ev.node_id, "AccumulateGrad", ev.label or ev.node_id)
+        elif ev.kind == "accumulate" and ev.leaf and ev.node_id is not None:  # the .grad after the pass
+            leaf = sk.nodes.setdefault(ev.node_id, SNode(ev.node_id, "AccumulateGrad", ev.label or ev.node_id))
+            leaf.grad = ev.new
     for node in list(sk.nodes.values()):  # inputs never visited: leaves, or nodes no gradient reached
         for inp in node.inputs:
             if inp.id is not None and inp.id not in sk.nodes:

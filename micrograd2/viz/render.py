@@ -21,13 +21,18 @@ from .dot import draw
 
 FORMATS = {".svg": "svg", ".png": "png", ".pdf": "pdf"}
 SOURCES = (".dot", ".gv")
-TIMEOUT_S = 120
+GRAPH_SUFFIXES = (*FORMATS, *SOURCES)  # what render() writes: the --graph options of the commands take these
+TIMEOUT_S = 120  # no dot run lasts longer: it is stopped and GraphvizTimeout says so
 INSTALL = ("install Graphviz: apt-get install graphviz (Debian/Ubuntu), brew install graphviz (macOS), "
            "conda install graphviz (conda)")
 
 
 class GraphvizMissingWarning(UserWarning):
     """Graphviz's ``dot`` program is not installed: DOT source was written instead of a picture."""
+
+
+class GraphvizTimeout(RuntimeError):
+    """Graphviz's ``dot`` took longer than ``TIMEOUT_S`` seconds and was stopped."""
 
 
 def dot_program() -> str | None:
@@ -38,8 +43,14 @@ def dot_program() -> str | None:
 def _run_dot(args: list[str], source: str) -> bytes:
     dot = dot_program()
     assert dot is not None
-    done = subprocess.run([dot, *args], input=source.encode(), capture_output=True, timeout=TIMEOUT_S,
-                          check=False)
+    try:
+        done = subprocess.run([dot, *args], input=source.encode(), capture_output=True, timeout=TIMEOUT_S,
+                              check=False)
+    except subprocess.TimeoutExpired:
+        raise GraphvizTimeout(f"Graphviz's dot took more than {TIMEOUT_S} s to lay out the graph "
+                              f"({source.count(' -> ')} edges) and was stopped\n"
+                              "What to do: draw a smaller graph, or save its DOT source with a .dot suffix "
+                              "and lay it out yourself.") from None
     if done.returncode != 0:
         raise RuntimeError(f"Graphviz dot failed: {done.stderr.decode(errors='replace').strip()}\n"
                            "What to do: check the labels in the graph, or save the DOT source with a .dot suffix.")

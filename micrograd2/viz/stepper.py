@@ -84,12 +84,22 @@ _SCRIPT = """
     return [parseFloat(svg.dataset.w), parseFloat(svg.dataset.h), parseFloat(svg.dataset.text)];
   }
 
-  // Beside the narration if the graph fits there with readable text, else above it, as wide as the page;
-  // never smaller than MIN_TEXT_PX (then it pans: drag it, or use the scroll bars) unless 'whole graph'.
+  function largest() {  // the largest picture of all frames: every frame is laid out by it, alike
+    var most = [0, 0, Infinity];
+    document.querySelectorAll('.frame .graph svg').forEach(function (svg) {
+      var s = size(svg);
+      most = [Math.max(most[0], s[0]), Math.max(most[1], s[1]), Math.min(most[2], s[2])];
+    });
+    return most;
+  }
+
+  // Beside the narration if the largest frame's graph fits there with readable text, else above it, as
+  // wide as the page; never smaller than MIN_TEXT_PX (then it pans: drag it, or use the scroll bars)
+  // unless 'whole graph'.  One decision and one scale for all frames: nothing jumps between frames.
   function layout(f) {
     var pane = f.querySelector('.graph'), svg = pane && pane.querySelector('svg');
     if (!svg) { f.classList.add('stacked'); return; }
-    var s = size(svg), w = s[0], h = s[1], readable = MIN_TEXT_PX / s[2];
+    var own = size(svg), s = largest(), w = s[0], h = s[1], readable = MIN_TEXT_PX / s[2];
     var width = f.clientWidth, besideScale = Math.min(1, (width - GAP - SIDE_MIN) / w), scale, beside;
     if (whole) {
       scale = Math.min((width - 2) / w, (window.innerHeight * 0.62 - 2) / h, 1);
@@ -98,8 +108,8 @@ _SCRIPT = """
       beside = besideScale >= readable && zoom <= 1;
       scale = (beside ? besideScale : Math.max(readable, Math.min(1, (width - 2) / w))) * zoom;
     }
-    svg.style.width = (w * scale) + 'px';
-    svg.style.height = (h * scale) + 'px';
+    svg.style.width = (own[0] * scale) + 'px';
+    svg.style.height = (own[1] * scale) + 'px';
     f.classList.toggle('stacked', !beside);
   }
 
@@ -196,7 +206,7 @@ def stepper(trace: Tracer, path: str | os.PathLike[str], view: str = "autograd",
     events = [e for e in trace.events if e.kind == "backward" and e.step is not None]
     steps, note = _kept([e.step for e in events if e.step is not None])
     by_step = {e.step: e for e in events}
-    lines = narration_lines(trace.events, trace.passes, "steps")
+    lines = narration_lines(trace.events, trace.passes, "steps", shorten=False)
     headers = {ln.pass_no: ln.plain for ln in lines if ln.step is None and ln.plain.startswith("backward pass")}
     skeletons = {}
     drawn = []

@@ -1,0 +1,116 @@
+"""``mg.autograd.functional.jacobian``: every first derivative of a function at a point, as
+``torch.autograd.functional.jacobian`` computes them (reverse mode, one backward pass per output
+element, no recursion).
+
+It works for functions of Values and of Tensors alike: it only asks a Variable for what each engine
+has (``detach``, ``reshape``, ``unbind``, ``*``, ``+``), so it imports no engine.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+from . import grad_mode
+from .variable import Variable
+
+__all__ = ["jacobian"]
+
+
+def jacobian(func: Callable[..., Any], inputs: Any, create_graph: bool = False,
+             strict: bool = False, vectorize: bool = False,
+             strategy: str = "reverse-mode") -> Any:
+    """The Jacobian of ``func`` at ``inputs`` (a Variable or a tuple of them).
+
+    For one input and one output: a Variable of shape ``output.shape + input.shape``.  For tuples:
+    a tuple per output (of one entry per input), as PyTorch.  ``create_graph=True`` records it, for
+    higher derivatives; ``strict=True`` refuses an output that does not depend on an input.
+    ``vectorize`` and ``strategy`` are PyTorch's; only reverse mode is computed here."""
+    if strategy != "reverse-mode":
+        raise ValueError("Expected strategy to be either \"forward-mode\" or \"reverse-mode\". "
+                         "Only reverse-mode is available here.\n"
+                         "What to do: leave strategy at its default.")
+    several_in = isinstance(inputs, tuple)
+    xs = tuple(_prepared(x, create_graph) for x in (inputs if several_in else (inputs,)))
+    with grad_mode.enable_grad():
+        outputs = func(*xs)
+    several_out = isinstance(outputs, tuple)
+    ys = outputs if several_out else (outputs,)
+    blocks = tuple(tuple(_block(i, y, j, x, columns, strict)
+                         for j, (x, columns) in enumerate(zip(xs, _columns(y, xs, create_graph))))
+                   for i, y in enumerate(ys))
+    if several_out and several_in:
+        return blocks
+    if several_out:
+        return tuple(row[0] for row in blocks)
+    return blocks[0] if several_in else blocks[0][0]
+
+
+def _prepared(x: Any, create_graph: bool) -> Any:
+    """An input as ``func`` receives it: itself when the Jacobian is recorded (the graph then
+    reaches it); else a new leaf sharing its data, which requires grad (PyTorch's
+    ``_grad_preprocess``)."""
+    if not isinstance(x, Variable):
+        raise TypeError("The inputs given to jacobian must be either a Tensor or a tuple of "
+                        f"Tensors but the value at index 0 has type {type(x).__name__}.\n"
+                        "What to do: pass a Value, a Tensor, or a tuple of them.")
+    if create_graph and x.requires_grad:
+        return x
+    leaf = x.detach()
+    leaf.requires_grad = True
+    return leaf
+
+
+def _elements(y: Any) -> list[Any]:
+    """The output's elements, each a Variable of one number (a Value is its own)."""
+    if not getattr(y, "shape", ()):
+        return [y]
+    return list(y.reshape(-1).unbind(0))
+
+
+def _columns(y: Any, xs: tuple[Any, ...], create_graph: bool) -> list[list[Any]]:
+    """For each input, the gradient of each element of ``y`` (None where it does not depend on it):
+    one backward pass per element."""
+    from . import grad  # (the package's grad: this module is imported by it)
+
+    per_input: list[list[Any]] = [[] for _ in xs]
+    for e in _elements(y):
+        if isinstance(e, Variable) and e.requires_grad:
+            grads = grad(e, xs, retain_graph=True, create_graph=create_graph, allow_unused=True)
+        else:
+            grads = (None,) * len(xs)
+        for column, g in zip(per_input, grads):
+            column.append(g)
+    return per_input
+
+
+def _block(i: int, y: Any, j: int, x: Any, grads: list[Any], strict: bool) -> Any:
+    """∂y/∂x as one Variable of shape ``y.shape + x.shape``, from each element's gradient."""
+    if strict and any(g is None for g in grads):
+        raise RuntimeError(f"Output {i} of the user-provided function is independent of input {j}. "
+                           "This is not allowed in strict mode.\n"
+                           "What to do: pass strict=False to get zeros there.")
+    kind = type(x)
+    shape = tuple(getattr(x, "shape", ()))
+    rows = [_as_variable(g, x) for g in grads]
+    if not getattr(y, "shape", ()):
+        return rows[0]
+    n = len(rows)
+    out: Any = None
+    for k, row in enumerate(rows):  # Σₖ eₖ ⊗ ∂yₖ/∂x: recorded too, when create_graph is
+        one_hot = kind([1.0 if m == k else 0.0 for m in range(n)], dtype=x.dtype, device=x.device)
+        term = one_hot.reshape(n, *([1] * len(shape))) * row.reshape(1, *shape)
+        out = term if out is None else out + term
+    return out.reshape(*y.shape, *shape)
+
+
+def _as_variable(g: Any, x: Any) -> Any:
+    """A gradient as a Variable of x's engine: zeros where there is none."""
+    if isinstance(g, Variable):
+        return g
+    kind = type(x)
+    if not hasattr(x, "shape"):  # a Value (made as the engine makes its results)
+        return kind._wrap(0.0 if g is None else float(g), x.dtype, None)
+    if g is None:
+        zeros = kind([0.0] * math.prod(x.shape), dtype=x.dtype, device=x.device)
+        return zeros.reshape(*x.shape)
+    return kind(g, dtype=x.dtype, device=x.device)
