@@ -182,18 +182,25 @@ def _same_count(hook: Hook, result: object, before: tuple[Gradient, ...]) -> tup
             "of what the hook received."
         )
     for new, old in zip(result, before):
-        if new is None or old is None or not hasattr(old, "shape"):
-            continue
-        if tuple(new.shape) != tuple(old.shape):  # type: ignore[attr-defined]
-            raise RuntimeError(
-                f"hook '{name}' has changed the size of value\n"
-                f"What to do: return gradients of the shapes received ({list(old.shape)} here)."
-            )
-        if new.dtype != old.dtype:  # type: ignore[attr-defined]
-            was, got = old.dtype, new.dtype  # type: ignore[attr-defined]
-            raise RuntimeError(
-                f"hook '{name}' has changed the type of value (was {messages.legacy_type(was)} "
-                f"got {messages.legacy_type(got)})\n"
-                f"What to do: return a {was} gradient: g.to({was!r})."
-            )
+        check_same_value(hook, new, old)
     return result
+
+
+def check_same_value(hook: Hook, new: Any, old: Any) -> None:
+    """PyTorch's checks on a gradient ``new`` that a hook returned in place of ``old``: it keeps
+    its size and dtype (a Value's float gradient has neither)."""
+    if new is None or old is None or not hasattr(old, "shape"):
+        return
+    name = getattr(hook, "__name__", type(hook).__name__)
+    if tuple(new.shape) != tuple(old.shape):
+        raise RuntimeError(
+            f"hook '{name}' has changed the size of value\n"
+            f"What to do: return gradients of the shapes received ({list(old.shape)} here)."
+        )
+    if new.dtype != old.dtype:
+        was, got = old.dtype, new.dtype
+        raise RuntimeError(
+            f"hook '{name}' has changed the type of value (was {messages.legacy_type(was)} "
+            f"got {messages.legacy_type(got)})\n"
+            f"What to do: return a {was} gradient: g.to({was!r})."
+        )

@@ -123,20 +123,21 @@ class Variable:
         A custom Function's backward receives them for an output that got no gradient."""
         raise NotImplementedError
 
-    # NOTE [A .grad with history]
-    # A ``.grad`` made under ``create_graph`` has a ``grad_fn``. A later backward without
-    # ``create_graph`` adds into it in place, as PyTorch's ``AccumulateGrad`` does with grad mode
-    # off: the ``.grad`` object keeps its identity and its ``grad_fn``, and its version goes up.
+    # NOTE [A .grad added to in place]
+    # Outside ``create_graph``, PyTorch's ``AccumulateGrad`` adds into a Tensor ``.grad`` in
+    # place: the ``.grad`` object keeps its identity (and its ``grad_fn``, if ``create_graph``
+    # made it), and its version goes up. While recording, the sum is a new Variable in the graph.
+    # A Value's ``.grad`` is a float, with no identity to keep.
     def _accumulate(self, grad: Gradient) -> Gradient:
         """``.grad`` after adding ``grad`` into it.
 
-        The first time it is a fresh copy, then the sum rounded to this Variable's dtype. (A
-        Tensor adds in place: ``tensor.py``.)"""
+        The first time it is a fresh copy, then the sum rounded to this Variable's dtype, held
+        by the old ``.grad`` when that is a Variable (NOTE [A .grad added to in place])."""
         old = self._grad
         if old is None:
             return self._as_grad(grad)
         new = self._round_gradient(self._add_gradients(old, grad), self.dtype)
-        return _into_history(old, new)
+        return _held_by(old, new)
 
     # -- backward ------------------------------------------------------------------------------
     def backward(self, gradient: object = None, retain_graph: bool | None = None,
@@ -384,10 +385,10 @@ def _backward_to(root: Variable, seed: list[Gradient], retain_graph: bool | None
             accumulate_into(x, g, gradient_node(x))
 
 
-def _into_history(old: Gradient, new: Gradient) -> Gradient:
-    """``new``, the sum; or, for a ``.grad`` with history outside ``create_graph``, ``old``
-    holding it (NOTE [A .grad with history])."""
-    if isinstance(old, Variable) and old.grad_fn is not None and not grad_mode.state.grad_enabled:
+def _held_by(old: Gradient, new: Gradient) -> Gradient:
+    """``new``, the sum; or, for a Variable ``.grad`` outside ``create_graph``, ``old`` holding
+    it (NOTE [A .grad added to in place])."""
+    if isinstance(old, Variable) and not grad_mode.state.grad_enabled:
         old._assign(new.data)
         old._bump_version()
         return old

@@ -125,17 +125,6 @@ class Tensor(Variable):
         be = _array_types[type(data)]
         return cls._wrap(be.full(be.shape(data), 0.0, be.dtype(data)), dtype, None)
 
-    def _accumulate(self, grad: Tensor) -> Tensor:
-        """As PyTorch's ``AccumulateGrad``: outside ``create_graph`` a ``.grad`` is added to **in
-        place**, so it keeps its identity; while recording, the sum is a new Tensor in the graph."""
-        new = super()._accumulate(grad)
-        old = self._grad
-        if old is not None and old.grad_fn is None and not grad_mode.state.grad_enabled:
-            old._assign(new.data)
-            old._bump_version()
-            return old
-        return new
-
     def _seed(self, gradient: Any) -> Tensor:
         """The gradient a backward from this Tensor starts with: ones for a one-element Tensor,
         else ``gradient`` (a Tensor of its shape, or what ``tensor()`` takes), in its dtype."""

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
 
+from ..autograd import hooks
+
 if TYPE_CHECKING:
     from .tensor import Tensor
 
@@ -22,13 +24,6 @@ class TensorHook:
 
     def __call__(self, grad: Tensor) -> Any:
         out = self.hook(grad)
-        if isinstance(out, self.tensor) and grad is not None:  # (None: no gradient arrived)
-            name = getattr(self.hook, "__name__", "hook")
-            if out.shape != grad.shape:
-                raise RuntimeError(f"hook '{name}' has changed the size of value\n"
-                                   "What to do: return a gradient of the same shape (or None to keep it).")
-            if out.dtype != grad.dtype:
-                raise RuntimeError(f"hook '{name}' has changed the type of value (was {grad.dtype} got "
-                                   f"{out.dtype})\nWhat to do: return a {grad.dtype} gradient: "
-                                   f"g.to({grad.dtype!r}).")
+        if isinstance(out, self.tensor):  # (a gradient of None: no gradient arrived)
+            hooks.check_same_value(self.hook, out, grad)
         return out

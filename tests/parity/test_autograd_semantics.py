@@ -206,7 +206,7 @@ def test_create_graph_through_copies_and_reductions(op: str) -> None:
 def test_backward_create_graph_gives_grad_a_grad_fn() -> None:
     x, tx = mg.Value(2.0, requires_grad=True), tt(2.0)
     (x**3).backward(create_graph=True)
-    with pytest.warns(UserWarning):
+    with quiet():  # (torch warns about the .grad cycle once per process: not this test's point)
         (tx**3).backward(create_graph=True)
     assert x.grad.data == tx.grad.item() == 12.0
     assert x.grad.grad_fn is not None and tx.grad.grad_fn is not None
