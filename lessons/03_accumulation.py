@@ -46,7 +46,8 @@ for i in range(3):
 
 # %% [markdown]
 # Each pass adds dz/dx = w to `x.grad` and dz/dw = x to `w.grad`, so after n passes `x.grad` is n·w and
-# `w.grad` is n·x. The narration shows each `AccumulateGrad` reading the old `.grad` and adding.
+# `w.grad` is n·x. The narration walks the first pass step by step (`AccumulateGrad` finds `.grad`
+# empty and writes 3.0), then gives each later pass one line: the same walk, `x.grad` up by w each time.
 # PyTorch, run the same number of times:
 
 # %%

@@ -11,7 +11,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-MAX_DETAILED = 3  # backward passes of one cell narrated step by step; later ones get their summary line
+# NOTE [A cell's passes]
+# A cell that trains runs dozens of backward passes, each like the one before.  At the default
+# verbosity the narrator traces the first TRACED passes of a cell and then stops listening (the
+# rest run at full speed, untraced, and are counted).  It narrates a pass step by step the first
+# time its graph (the nodes the walk visits, in order) appears in the lesson, up to MAX_DETAILED
+# passes a cell; a pass whose graph was narrated before, in this cell or an earlier one, gets its
+# one summary line.  ``full`` traces and narrates every pass of every cell.
+TRACED, MAX_DETAILED = 3, 2
 
 
 class CellNarrator:
@@ -32,26 +39,46 @@ class CellNarrator:
             raise ValueError(f"verbosity must be one of {', '.join(VERBOSITIES)}, got {verbosity!r}")
         self.verbosity, self.color, self.json, self.lesson = verbosity, color, json, lesson
         self.narrating = narrate
-        self.tracers = ((mg.trace(),) if narrate else ()) + tuple(extra)
+        every = json or verbosity == "full"  # NOTE [A cell's passes]
+        self.tracers = ((mg.trace(on_pass_end=None if every else self._pass_ended),) if narrate else ())
+        self.tracers += tuple(extra)
         self.active = False
+        self.traced = 0  # passes the narrator traced in this cell
+        self.passes_before = 0  # the process's backward passes when the cell began
+        self.traced_before = 0  # the tracer's passes when the cell began
+        self.narrated: set[tuple[str, ...]] = set()  # the graphs narrated step by step so far
 
     def start(self) -> None:
+        from micrograd2.autograd import events
+
         if not self.active:
             for t in self.tracers:
                 t.__enter__()
             self.active = True
+            self.traced, self.passes_before = 0, events.passes_run()
+            self.traced_before = len(self.tracers[0].passes) if self.narrating else 0
+
+    def _pass_ended(self, tracer: Any, _pass: Any) -> None:
+        """Stop listening once the cell has run TRACED passes (NOTE [A cell's passes])."""
+        self.traced += 1
+        if self.traced == TRACED and tracer.active:
+            tracer.__exit__(None, None, None)
 
     def stop(self) -> str:
         """Stop recording; the narration of what was recorded since ``start`` ("" if nothing)."""
+        from micrograd2.autograd import events
+
         if not self.active:
             return ""
         for t in self.tracers:
-            t.__exit__(None, None, None)
+            if t.active:
+                t.__exit__(None, None, None)
         self.active = False
         if not self.narrating:
             return ""
         tracer = self.tracers[0]
-        text = self._json(tracer) if self.json else self._text(tracer)
+        untraced = events.passes_run() - self.passes_before - (len(tracer.passes) - self.traced_before)
+        text = self._json(tracer) if self.json else self._text(tracer, untraced)
         tracer.clear()
         return text
 
@@ -59,27 +86,47 @@ class CellNarrator:
         lines = [json.loads(line) for line in tracer.to_json().splitlines()]
         return "\n".join(json.dumps({**record, "lesson": self.lesson}, ensure_ascii=False) for record in lines)
 
-    def _text(self, tracer: Any) -> str:
+    def _text(self, tracer: Any, untraced: int) -> str:
         from micrograd2.tracing.narrate import narrate
 
         events = tracer.events
         if self.verbosity != "full":  # forward ops are not narrated: don't let them split a pass in two
             events = [e for e in events if e.kind != "forward"]
-        numbers = sorted({e.pass_no for e in events if e.pass_no is not None})
-        detailed = set(numbers if self.verbosity == "full" else numbers[:MAX_DETAILED])
+        detailed = self._detailed(events)
         first = [e for e in events if e.pass_no is None or e.pass_no in detailed]
         rest = [e for e in events if e.pass_no is not None and e.pass_no not in detailed]
-        text = narrate(first, [p for p in tracer.passes if p.pass_no in detailed], self.verbosity,
-                       color=self.color, dropped=tracer.dropped)
+        parts = [narrate(first, [p for p in tracer.passes if p.pass_no in detailed], self.verbosity,
+                         color=self.color, dropped=tracer.dropped)]
         if rest:
             later = narrate(rest, [p for p in tracer.passes if p.pass_no not in detailed], "summary",
                             color=self.color)
-            text += (f"\n\n(the cell's other {len(numbers) - len(detailed)} backward passes, one line each; "
-                     f"--verbosity full narrates every step)\n{later}")
-        if not text.strip():
+            parts += [line for line in later.splitlines() if line.strip()]
+        if untraced > 0 and any(part.strip() for part in parts):
+            parts.append(f"(and {untraced} more backward pass{'es' if untraced != 1 else ''} like these, "
+                         "not traced: --verbosity full narrates every one)")
+        text = "\n".join(part for part in parts if part.strip())
+        if not text:
             return ""
         body = "\n".join(f"    {line}".rstrip() for line in text.splitlines())
         return f"\n  What autograd did (the tracer's narration):\n{body}"
+
+    def _detailed(self, events: list[Any]) -> set[int]:
+        """The passes narrated step by step: every one at ``full``; else those whose graph is new
+        to the lesson (NOTE [A cell's passes])."""
+        numbers = sorted({e.pass_no for e in events if e.pass_no is not None})
+        if self.verbosity == "full":
+            return set(numbers)
+        visits: dict[int, list[str]] = {n: [] for n in numbers}
+        for e in events:
+            if e.kind == "backward" and e.pass_no is not None:
+                visits[e.pass_no].append(e.node)
+        detailed: set[int] = set()
+        for n in numbers:
+            graph = tuple(visits[n])
+            if len(detailed) < MAX_DETAILED and graph not in self.narrated:
+                detailed.add(n)
+                self.narrated.add(graph)
+        return detailed
 
 
 def narrate_cells(verbosity: str = "steps") -> None:

@@ -54,7 +54,8 @@ def test_a_script_lesson_shows_each_cells_source_then_output_then_narration() ->
     source = out.index("  │ for i in range(3):")
     printed = out.index("after backward 1: x.grad = 3.0", source)
     narrated = out.index("What autograd did (the tracer's narration):", printed)
-    assert out.index("AccumulateGrad  x.grad: 3.0 → 6.0", narrated) > narrated
+    assert out.index("AccumulateGrad  x.grad: None → 3.0", narrated) > narrated
+    assert out.index("seed gradient 1.0: 1 step; x.grad = 6.0, w.grad = 4.0", narrated) > narrated
     assert "  ┆ for i in range(3):" in out  # the article's code, quoted in prose
     assert re.search(r"✓ Lesson 3: \d+ checks: .*; all pass\.", out)
 

@@ -6,7 +6,7 @@ import json
 import pytest
 
 import micrograd2 as mg
-from micrograd2.lessons.narration import MAX_DETAILED, CellNarrator
+from micrograd2.lessons.narration import MAX_DETAILED, TRACED, CellNarrator
 
 
 def test_a_cell_without_backward_is_not_narrated() -> None:
@@ -17,20 +17,39 @@ def test_a_cell_without_backward_is_not_narrated() -> None:
     assert narrator.stop() == ""  # stopping twice is harmless
 
 
-def test_the_first_passes_are_told_step_by_step_and_the_rest_in_one_line_each() -> None:
+def test_a_graph_is_told_step_by_step_once_its_repeats_in_one_line_and_the_rest_counted() -> None:
     x = mg.Value(2.0, requires_grad=True, label="x")
     narrator = CellNarrator(color=False)
     narrator.start()
-    for _ in range(MAX_DETAILED + 2):
+    for _ in range(TRACED + 2):
         (x * 3).backward()
     text = narrator.stop()
-    assert text.startswith("\n  What autograd did (the tracer's narration):")
-    assert text.count("step ") >= MAX_DETAILED and "the cell's other 2 backward passes, one line each" in text
+    lines = text.splitlines()
+    assert lines[1] == "  What autograd did (the tracer's narration):"
+    assert text.count("step 1 ") == 1 and "pass 1 done: 1 step" in text  # the first pass, step by step
+    assert [ln.strip().split(":")[0] for ln in lines if "gradient 1.0: 1 step;" in ln] == [
+        f"backward pass {n} from x·3 = 6.0 (MulBackward0), seed gradient 1.0" for n in range(2, TRACED + 1)]
+    assert lines[-1].strip() == "(and 2 more backward passes like these, not traced: --verbosity full " \
+                                "narrates every one)"
+    assert f"x.grad = {3.0 * TRACED}" in text and x.grad == 3.0 * (TRACED + 2)  # untraced passes still ran
+
+    narrator.start()  # the next cell: the same graph is told in one line, a new one step by step
+    (x * 3).backward()
+    (x + 1).backward()
+    text = narrator.stop()
+    assert "MulBackward0     x·3" not in text and "AddBackward0     x + 1 = 3.0" in text
+    assert "not traced" not in text
+
+
+def test_full_verbosity_traces_and_tells_every_pass() -> None:
+    x = mg.Value(2.0, requires_grad=True, label="x")
     narrator = CellNarrator("full", color=False)
     narrator.start()
-    for _ in range(MAX_DETAILED + 2):
+    for _ in range(TRACED + 2):
         (x * 3).backward()
-    assert "one line each" not in narrator.stop()
+    text = narrator.stop()
+    assert text.count("MulBackward0     x·3") == TRACED + 2 and "not traced" not in text
+    assert MAX_DETAILED < TRACED + 2
 
 
 def test_json_narration_is_the_events_tagged_with_the_lesson() -> None:

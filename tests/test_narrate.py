@@ -243,3 +243,26 @@ def test_a_short_pass_and_full_verbosity_and_the_step_through_page_narrate_every
     assert sum(line.startswith("step ") for line in t.narrate("full").splitlines()) == 40
     lines = narration_lines(t.events, t.passes, "steps", shorten=False)
     assert len({ln.step for ln in lines if ln.plain.startswith("step ")}) == 40
+
+
+def test_an_upstream_fed_by_several_edges_is_shown_as_their_sum_in_delivery_order() -> None:
+    a = mg.Value(2.0, requires_grad=True, label="a")
+    b = a * -3.0
+    c = b * b + b.tanh() + b
+    with mg.trace() as t:
+        c.backward()
+        (a * a).backward()
+    text = t.narrate(color=False)
+    step5 = next(line for line in text.splitlines() if line.startswith("step 5"))
+    assert step5.endswith("upstream -11.0 = 1.0 + 2.45765e-05 + (-6.0) + (-6.0)")
+    assert "AccumulateGrad  a.grad: 32.9999 → 36.9999   (received 2.0 + 2.0)" in text
+    assert "upstream 1.0 =" not in text  # a root's seed, and an upstream from one edge, are not sums
+
+
+def test_a_node_of_several_outputs_shows_no_sum() -> None:
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    first, second = x.unbind(0)
+    with mg.trace() as t:
+        (first * second + first).backward()
+    line = next(line for line in t.narrate(color=False).splitlines() if "UnbindBackward0" in line)
+    assert " = " not in line.split("upstream")[1]

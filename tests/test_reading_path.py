@@ -72,7 +72,8 @@ READING_PATH: list[tuple[str, str, str]] = [  # (idea, module, qualname)
     ("the walk", "micrograd2.autograd.engine", "checked"),
 ]
 
-BUDGET = 375  # lines of code, budgeted by idea: "about 350" (issue 23), and issue 24 added 16
+BUDGET = 376  # lines of code, budgeted by idea: "about 350" (issue 23); issue 24 added 16, issue 25
+# 2 (an accumulate event keeps the .grad it found before the add writes into it)
 FILES = {"scalar/value.py", "scalar/ops.py", "autograd/variable.py", "autograd/function.py",
          "autograd/node.py", "autograd/engine.py"}  # the op, then the core's files by concept
 

@@ -423,3 +423,15 @@ def test_the_ops_of_a_tensor_backward_formula_are_not_traced_as_forward_ops() ->
     forward = [e.node for e in t.events if e.kind == "forward"]
     assert forward == ["MulBackward0", "ExpBackward0", "SumBackward0"]
     assert t.names.counters["leaf"] == 1
+
+
+def test_an_accumulate_event_keeps_the_grad_it_found_though_the_add_writes_into_it() -> None:
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    (x * 3).sum().backward()
+    held = x.grad
+    with mg.trace() as t:
+        (x * 3).sum().backward()
+    (event,) = [e for e in t.events if e.kind == "accumulate"]
+    assert x.grad is held  # added in place, as PyTorch does
+    assert np.array_equal(event.old, [3.0, 3.0]) and np.array_equal(event.new, [6.0, 6.0])
+    assert "x.grad: [3.0, 3.0] → [6.0, 6.0]" in t.narrate(color=False).replace("leaf#1", "x")

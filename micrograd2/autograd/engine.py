@@ -195,6 +195,8 @@ def accumulate_into(variable: Variable, grad: Gradient, node: Node | None) -> No
 
     The engine's ``_accumulate`` adds. Then come its events and post-accumulate hooks."""
     old = variable._grad
+    if events.listening and old is not None and not isinstance(old, float):
+        old = old._snapshot()  # the add may write into it: NOTE [A .grad added to in place]
     new = variable._grad = variable._accumulate(grad)
     if events.listening:
         events.emit("accumulate", node=node, variable=variable, old=old, new=new)

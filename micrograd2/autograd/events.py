@@ -73,6 +73,11 @@ def forward(node: object, fn: type, inputs: tuple[object, ...], output: object) 
         emit("forward", node=node, fn=fn, inputs=inputs, output=output)
 
 
+def passes_run() -> int:
+    """How many backward passes this process has begun."""
+    return _passes
+
+
 def next_pass_number() -> int:
     """A number for a new backward pass, increasing over the process."""
     global _passes

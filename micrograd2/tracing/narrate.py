@@ -27,7 +27,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from .formulas import EXPLAIN, MAX_LISTED, forward_formula, gradient_text
+from .formulas import EXPLAIN, MAX_LISTED, forward_formula, gradient_text, number
 from .records import Pass, TraceEvent
 from .values import format_value
 
@@ -45,7 +45,7 @@ UNIFORM = {"SumBackward0", "AddBackward0"}  # every input gets upstream × 1
 # of more than LONG_PASS steps is narrated by its first HEAD and last TAIL steps (where the walk
 # starts and where the gradients land in the leaves), one line for what is left out, its summary
 # (every .grad it wrote), and one line saying how to read all of it.  ``full`` narrates every step.
-LONG_PASS, HEAD, TAIL = 30, 6, 4
+LONG_PASS, HEAD, TAIL = 30, 3, 2
 
 _ANSI = {"head": "1", "step": "1", "node": "36", "grad": "33", "acc": "35", "hook": "34", "dim": "2",
          "value": "32", "warn": "31"}
@@ -105,6 +105,7 @@ class _Narrator:
         self.shorten = shorten and self.steps and not self.full  # NOTE [Long passes]
         self.lengths: Counter[int | None] = Counter()  # steps per pass, when all events are known
         self.first_step: int | None = None  # the open pass's first step
+        self.delivered: dict[tuple[str, int], list[Any]] = {}  # NOTE [A sum over consumers]
 
     def emit(self, *parts: tuple[str, str], step: int | None = None, level: int = INFO) -> None:
         self.lines.append(Line(tuple(parts), step, self.open.pass_no if self.open else None, level))
@@ -142,7 +143,7 @@ class _Narrator:
     def start(self, pass_no: int | None) -> None:
         p = self.find(pass_no or 0)
         self.open, self.pass_steps, self.grads, self.writes = p, 0, {}, {}
-        self.first_step = None
+        self.first_step, self.delivered = None, {}
         if not self.steps:
             return
         self.emit(*self.header(p))
@@ -198,6 +199,8 @@ class _Narrator:
         self.pass_steps += 1
         if self.first_step is None:
             self.first_step = step
+        received = self.received(ev.node_id)
+        self.deliver(ev)
         if not self.steps:
             return
         if self.hidden(step):
@@ -207,10 +210,29 @@ class _Narrator:
             return
         what = ev.label if ev.output is None else f"{_value(ev)} = {format_value(ev.output)}"
         self.emit((f"step {step:<3}", "step"), (f" {ev.node:<16}", "node"), (f" {what}   upstream ", ""),
-                  (format_value(ev.grad_output), "grad"), step=step)
+                  (format_value(ev.grad_output), "grad"), *_sum_of(received), step=step)
         self.gradients(ev)
         if self.full and ev.saved:
             self.emit((INDENT + "saved: " + _pairs(ev.saved), "dim"), step=step, level=DEBUG)
+
+    # NOTE [A sum over consumers]
+    # A node whose output feeds several ops receives one gradient along each edge, and the engine
+    # adds them before the visit.  The narrator keeps what each visit sends along each edge, by the
+    # node it goes to, so a visit (or a leaf's .grad write) fed by several edges shows its upstream
+    # gradient as that sum, in delivery order: ``upstream -11.0 = 1.0 + 2.46e-05 + (-6.0) + (-6.0)``.
+    def deliver(self, ev: TraceEvent) -> None:
+        for (_, grad), target, nr in zip(ev.grad_inputs, ev.input_ids, ev.input_nrs or (0,) * len(ev.input_ids)):
+            if target is not None and grad is not None:
+                self.delivered.setdefault((target, nr), []).append(grad)
+
+    def received(self, node_id: str | None) -> list[Any]:
+        """The gradients delivered to output 0 of ``node_id`` in this pass (none for a root, whose seed
+        comes first, or a node of several outputs)."""
+        if node_id is None or (self.open is not None and node_id in self.open.root_ids):
+            return []
+        if any(key[0] == node_id and key[1] != 0 for key in self.delivered):
+            return []
+        return self.delivered.pop((node_id, 0), [])
 
     def gradients(self, ev: TraceEvent) -> None:
         grads = ev.grad_inputs
@@ -244,8 +266,9 @@ class _Narrator:
                           step=ev.step)
             if self.steps and shown <= 2 * MAX_LISTED:
                 who = "AccumulateGrad" if ev.leaf else "retain_grad   "
+                received = self.received(ev.node_id) if ev.leaf else []
                 self.emit((INDENT + who, "acc"), (f"  {ev.label}.grad: {format_value(ev.old)} → ", ""),
-                          (format_value(ev.new), "grad"), step=ev.step)
+                          (format_value(ev.new), "grad"), *_sum_of(received, "received "), step=ev.step)
         elif ev.kind == "hook" and self.steps:
             self.emit((INDENT + f"hook {ev.hook}", "hook"),
                       (f" on {ev.label}'s gradient: {format_value(ev.before)} → ", ""),
@@ -253,6 +276,15 @@ class _Narrator:
         elif ev.kind == "free" and self.full:
             self.emit((INDENT + f"freed what {ev.node_id} saved: {_pairs(ev.saved) or 'nothing'}", "dim"),
                       step=ev.step, level=DEBUG)
+
+
+def _sum_of(received: list[Any], what: str = "") -> list[tuple[str, str]]:
+    """`` = 1.0 + (-6.0)``: the gradients a visit received along several edges (NOTE [A sum over
+    consumers]); nothing for one."""
+    if len(received) < 2:
+        return []
+    terms = " + ".join(number(g) for g in received)
+    return [(f"   ({what}{terms})" if what else f" = {terms}", "dim" if what else "")]
 
 
 def _value(ev: TraceEvent) -> str:
