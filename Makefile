@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 
-.PHONY: lessons test lint bench
+.PHONY: lessons test lint bench playground playground-serve
 
 lessons: $(VENV)/.installed
 	$(PY) -m micrograd2 lesson run all
@@ -22,6 +22,21 @@ bench: $(VENV)/.installed-bench
 	$(PY) benchmarks/bench_scalar.py
 	$(PY) benchmarks/bench_tensor.py
 	$(PY) benchmarks/bench_trace.py
+
+# The browser playground (README.md, "In the browser"): build/playground/, a static folder that any
+# web server can host; playground-serve serves it on 127.0.0.1 with the headers that let Stop interrupt.
+PLAYGROUND_PY ?= $(if $(wildcard $(PY)),$(PY),$(PYTHON))
+
+playground:
+	mkdir -p build/playground-node
+	cp playground/package.json playground/package-lock.json build/playground-node/
+	cd build/playground-node && npm ci --no-audit --no-fund --loglevel=error
+	rm -rf build/playground
+	$(PLAYGROUND_PY) playground/wheels.py build/playground/wheels
+	node playground/build.mjs build/playground build/playground-node
+
+playground-serve:  # serves what `make playground` built (it says so if nothing was)
+	$(PLAYGROUND_PY) playground/serve.py build/playground
 
 $(VENV)/.installed: setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(VENV)

@@ -13,7 +13,7 @@
 
 # %%
 import micrograd2 as mg
-from micrograd2.lessons.tools import check, live_torch, section, show_graph, summary
+from micrograd2.lessons.tools import Recorded, check, live_torch, section, show_graph, summary
 
 torch = live_torch()  # PyTorch when it is installed: the same experiments then run on it, live
 print("PyTorch:", torch.__version__ if torch else "not installed (checks use its recorded output)")
@@ -59,8 +59,9 @@ if torch:
     tz = (tx * tw).sum()
     print("PyTorch: z =", tz.item(), "| z.requires_grad =", tz.requires_grad)
 
+now = {"x": [v.item() for v in x], "w": [v.item() for v in w]}  # the recorded outputs' inputs, now
 check("z = Σ x[i]·w[i]", z.item(), sum(a.item() * b.item() for a, b in zip(x, w)),
-      torch=lambda: tz.item(), recorded="z = 23.0")
+      torch=lambda: tz.item(), recorded=Recorded("z = 23.0", x=[2.0, 3.0], w=[4.0, 5.0]), inputs=now)
 check("z.requires_grad", z.requires_grad, True, torch=lambda: tz.requires_grad, recorded="True")
 
 # %% [markdown]
@@ -212,8 +213,9 @@ if torch:  # the article's block 1 on PyTorch, as it ran above
                 [n.name().split("::")[-1] for n, _ in tz.grad_fn.next_functions[0][0].next_functions]]
 mul = z.grad_fn.next_functions[0][0]
 
-check("z (tensor)", repr(z), "tensor(23., grad_fn=<SumBackward0>)",
-      torch=lambda: t_block1[0], recorded="tensor(23., grad_fn=<SumBackward0>)")
+check("z (tensor)", repr(z), "tensor(23., grad_fn=<SumBackward0>)", torch=lambda: t_block1[0],
+      recorded=Recorded("tensor(23., grad_fn=<SumBackward0>)", x=[2.0, 3.0], w=[4.0, 5.0]),
+      inputs={"x": x.tolist(), "w": w.tolist()})
 check("z.grad_fn.next_functions (tensor)", [n.name() for n, _ in z.grad_fn.next_functions], ["MulBackward0"],
       torch=lambda: t_block1[1], recorded="((<MulBackward0 object>, 0),)")
 check("MulBackward0.next_functions (tensor)", [n.name() for n, _ in mul.next_functions],

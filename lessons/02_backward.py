@@ -127,6 +127,35 @@ check("w.grad = x", [wi.grad for wi in w], [xi.item() for xi in x], torch=lambda
       recorded=Recorded("tensor([2., 3.])", x=[2.0, 3.0], w=[4.0, 5.0]), inputs=now)
 
 # %% [markdown]
+# The order of the visits is PyTorch's too. A node runs once every gradient headed for it has arrived, and
+# among the nodes ready at once the one created last runs first. A hook on each intermediate value fires when
+# its gradient is complete, just before its node runs, so the hooks tell the order. (On your own engine,
+# `--engine`, this is your `walk`'s order: a breadth-first walk visits `a` before `a + x` has delivered.)
+
+# %%
+def order_of_visits(make):
+    """The intermediates of y = a·(a + x) + b·5 (a = x·w, b = x + w), in the order backward
+    completes their gradients; ``make(number)`` makes a leaf that requires grad."""
+    x, w = make(2.0), make(-3.0)
+    a, b = x * w, x + w
+    ax = a + x
+    left, right = a * ax, b * 5.0
+    order = []
+    for label, v in (("a", a), ("b", b), ("a + x", ax), ("a * (a + x)", left), ("b * 5", right)):
+        v.register_hook(lambda grad, label=label: order.append(label))
+    (left + right).backward(retain_graph=True)  # kept: a walk that visits a node twice still ends
+    return order
+
+
+visits = order_of_visits(lambda v: mg.Value(v, requires_grad=True))
+print("order of visits:", visits)
+check("the order of visits: ready nodes, the one created last first", visits,
+      ["b * 5", "a * (a + x)", "a + x", "b", "a"],
+      torch=lambda: order_of_visits(lambda v: torch.tensor(v, requires_grad=True)),
+      recorded=Recorded("['b * 5', 'a * (a + x)', 'a + x', 'b', 'a']", x=2.0, w=-3.0),
+      inputs={"x": 2.0, "w": -3.0})
+
+# %% [markdown]
 # The same on `mg.tensor`, the article's blocks 1 and 2 as written with `torch` replaced by `mg`, prints
 # what PyTorch prints:
 

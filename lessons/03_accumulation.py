@@ -12,10 +12,15 @@
 
 # %%
 import micrograd2 as mg
-from micrograd2.lessons.tools import Recorded, check, live_torch, raises, section, show_graph, summary
+from micrograd2.lessons.tools import Recorded, check, live_torch, predict, raises, section, show_graph, summary
 
 torch = live_torch()  # PyTorch when it is installed: the same experiments then run on it, live
 print("PyTorch:", torch.__version__ if torch else "not installed (checks use its recorded output)")
+
+# %%
+prediction = ...  # your answer here; or `micrograd2 lesson run 3 --interactive` asks for it
+three_backwards = predict("L3.three-backwards", "x = 2, w = 3; z = x·w and z.backward(), three times "
+                          "over. What is x.grad after the third?", answer=prediction)
 
 # %% [markdown]
 # The article's block 3, in PyTorch:
@@ -51,6 +56,7 @@ for i in range(3):
 # PyTorch, run the same number of times:
 
 # %%
+three_backwards.reveal(x.grad)
 passes = i + 1  # how many times the loop called backward()
 if torch:
     tx = torch.tensor([2.0], requires_grad=True)
@@ -146,7 +152,8 @@ for step, micro_batch in enumerate(loader):
         steps_taken += 1
 print("micro-batches:", len(loader), "| optimizer steps:", steps_taken)
 check(f"optimizer steps for {len(loader)} micro-batches, accum_steps {accum_steps}", steps_taken,
-      len(loader) // accum_steps, recorded="optimizer steps taken = 2 for 8 micro-batches")
+      len(loader) // accum_steps, inputs={"micro_batches": len(loader), "accum_steps": accum_steps},
+      recorded=Recorded("optimizer steps taken = 2 for 8 micro-batches", micro_batches=8, accum_steps=4))
 
 # %% [markdown]
 # Why divide by `accum_steps`? The article's comment says: "normalize, otherwise effective batch grows".
@@ -248,6 +255,11 @@ check(f"steps for {accum_steps + 1} micro-batches", steps_taken, 1, recorded="st
 check("a gradient is left over, never stepped", params[0].grad is not None, True,
       recorded="leftover grad non-zero: True")
 
+# %%
+prediction = ...  # your answer here (a number, or None)
+after_zero_grad = predict("L3.zero-grad", "optimizer.zero_grad(), with its defaults: what is w.grad "
+                          "right after it?", answer=prediction)
+
 # %% [markdown]
 # The article's takeaway 1 reads:
 #
@@ -263,6 +275,7 @@ check("a gradient is left over, never stepped", params[0].grad is not None, True
 section("4. What zero_grad() does")
 optimizer.zero_grad()
 cleared = params[0].grad
+after_zero_grad.reveal(cleared)
 print("after zero_grad():", params[0].grad)
 model(loader[0]).backward()
 optimizer.zero_grad(set_to_none=False)

@@ -10,7 +10,17 @@
 
 # %%
 import micrograd2 as mg
-from micrograd2.lessons.tools import check, error_of, live_torch, raises, section, show_graph, summary
+from micrograd2.lessons.tools import (
+    Recorded,
+    check,
+    error_of,
+    live_torch,
+    predict,
+    raises,
+    section,
+    show_graph,
+    summary,
+)
 
 torch = live_torch()  # PyTorch when it is installed: the same experiments then run on it, live
 print("PyTorch:", torch.__version__ if torch else "not installed (checks use its recorded output)")
@@ -54,6 +64,11 @@ if torch:
     print("PyTorch: A. x.grad =", tx.grad)
 check("A. x.grad = 3", x.grad, 3.0, torch=lambda: tx.grad, recorded="tensor([3.])")
 
+# %%
+prediction = ...  # your answer here: a, b or c; or `micrograd2 lesson run 4 --interactive` asks for it
+case_b = predict("L4.case-b", "Case B: y = x.detach(); z2 = y * 3; z2.backward(). Then: a) x.grad is "
+                 "tensor([0.])  b) an error  c) x.grad is tensor([3.])?", answer=prediction)
+
 # %% [markdown]
 # Case B, run as published (the error is shown and the lesson goes on):
 
@@ -72,6 +87,7 @@ with raises("B. z2.backward()", RuntimeError, NO_GRAD_FN,
     print("B. x.grad =", x.grad)          # the article prints tensor([0.])
 
 # %%
+case_b.reveal("b", "b) an error: z2 has no grad_fn")
 print("B. x.grad after the error =", x.grad)
 check("B. x.grad (the article says tensor([0.]))", x.grad, None, torch=lambda: tx.grad, recorded="None")
 
@@ -110,6 +126,10 @@ if torch:
     (tx.detach() * 3 + tx * 5).sum().backward()
 check("x.grad with a detached branch = 5", x.grad, 5.0, torch=lambda: tx.grad, recorded="tensor([5.])")
 
+# %%
+prediction = ...  # your answer here
+shared = predict("L4.detach-shares", "x = 2.0; d = x.detach(); d.add_(1). What is x now?", answer=prediction)
+
 # %% [markdown]
 # `detach()` copies nothing: the detached value shares `x`'s data and `x`'s version counter (the count of
 # in-place changes). Change one in place and the other sees it.
@@ -117,15 +137,18 @@ check("x.grad with a detached branch = 5", x.grad, 5.0, torch=lambda: tx.grad, r
 # %%
 section("2. detach() shares the data")
 x = mg.Value(2.0, requires_grad=True, label="x")
+x_before = x.item()
 d = x.detach()
 print("x._version =", x._version)
 d.add_(1)                             # allowed: d is a leaf that needs no grad
+shared.reveal(x.item())
 print("after d.add_(1): x =", x.item(), "| x._version =", x._version)
 if torch:
-    tx = torch.tensor([2.0], requires_grad=True)
+    tx = torch.tensor([x_before], requires_grad=True)
     tx.detach().add_(1)
     print("PyTorch: x =", tx, "| x._version =", tx._version)
-check("x after d.add_(1) = 2 + 1", x.item(), 3.0, torch=lambda: tx.detach(), recorded="tensor([3.])")
+check(f"x after d.add_(1) = {x_before:g} + 1", x.item(), x_before + 1, torch=lambda: tx.detach(),
+      recorded=Recorded("tensor([3.])", x=2.0), inputs={"x": x_before})
 check("x._version after d.add_(1)", x._version, 1, torch=lambda: tx._version, recorded="0 -> 1 (shared)")
 
 # %% [markdown]
@@ -162,8 +185,9 @@ check("x.requires_grad after no_grad", x.requires_grad, True, torch=lambda: tx.r
 # %%
 section("4. The in-place traps, as they really are")
 x = mg.Value(2.0, requires_grad=True, label="x")
+x_before = x.item()
 if torch:
-    tx = torch.tensor([2.0], requires_grad=True)
+    tx = torch.tensor([x_before], requires_grad=True)
 with raises("leaf x.add_(1) in grad mode", RuntimeError, LEAF_IN_PLACE,
             torch=lambda: error_of(lambda: tx.add_(1)), recorded=f"RuntimeError: {LEAF_IN_PLACE}."):
     x.add_(1)
@@ -179,6 +203,7 @@ with mg.no_grad():
 print("x =", x.item(), "| is_leaf:", x.is_leaf, "| requires_grad:", x.requires_grad, "| _version:", x._version)
 
 p = mg.Value(1.0, requires_grad=True, label="p")
+p_before = p.item()
 (p * 2).backward()                    # p.grad = 2
 version_before = p._version
 mg.optim.SGD([p], lr=0.5).step()      # p ← p − 0.5·2, in place, under no_grad
@@ -188,15 +213,16 @@ print("after SGD.step(): p =", p.item(), "| p._version", version_before, "->", p
 if torch:
     with torch.no_grad():
         tx.add_(1)
-    tp = torch.tensor([1.0], requires_grad=True)
+    tp = torch.tensor([p_before], requires_grad=True)
     (tp * 2).sum().backward()
     torch.optim.SGD([tp], lr=0.5).step()
 check("x after add_ under no_grad: value, is_leaf, requires_grad, _version",
-      [x.item(), x.is_leaf, x.requires_grad, x._version], [3.0, True, True, 1],
+      [x.item(), x.is_leaf, x.requires_grad, x._version], [x_before + 1, True, True, 1],
       torch=lambda: [tx.item(), tx.is_leaf, tx.requires_grad, tx._version],
-      recorded="tensor([3.], requires_grad=True) True True 1")
-check("SGD.step(): p = 1 − 0.5·2, _version 0 → 1", [p.item(), version_before, p._version], [0.0, 0, 1],
-      torch=lambda: [tp.item(), 0, tp._version], recorded="p = tensor([0.]) | p._version 0 -> 1")
+      recorded=Recorded("tensor([3.], requires_grad=True) True True 1", x=2.0), inputs={"x": x_before})
+check(f"SGD.step(): p = {p_before:g} − 0.5·2, _version 0 → 1", [p.item(), version_before, p._version],
+      [p_before - 0.5 * 2, 0, 1], torch=lambda: [tp.item(), 0, tp._version],
+      recorded=Recorded("p = tensor([0.]) | p._version 0 -> 1", p=1.0), inputs={"p": p_before})
 
 # %% [markdown]
 # Check 2: a value that some node saved for backward must not change before that backward. Each save
@@ -246,6 +272,11 @@ if torch:
     (ta * 3).sum().backward()
 check("in-place on an unsaved non-leaf: x.grad = 3", x.grad, 3.0, torch=lambda: tx.grad, recorded="tensor([3.])")
 
+# %%
+prediction = ...  # your answer here
+through_data = predict("L4.data", "z = x * x at x = 2; then x.data += 1; then z.backward(). What is x.grad?",
+                       answer=prediction)
+
 # %% [markdown]
 # Writing through `.data` bypasses autograd entirely: no version bump, so no error, and backward reads the
 # saved value as it is now. The gradient is silently wrong: d(x·x)/dx = 2x is 4 at the forward point, but
@@ -254,17 +285,19 @@ check("in-place on an unsaved non-leaf: x.grad = 3", x.grad, 3.0, torch=lambda: 
 # %%
 section("5. The silent one: .data")
 x = mg.Value(2.0, requires_grad=True, label="x")
+x_before = x.item()
 z = x * x                             # dz/dx = 2x = 4 at the forward point
 x.data += 1                           # bypasses autograd: x is 3 now, version still 0
 z.backward()
+through_data.reveal(x.grad)
 print("x.grad =", x.grad, "(the right gradient at the forward point is 4.0)")
 if torch:
-    tx = torch.tensor([2.0], requires_grad=True)
+    tx = torch.tensor([x_before], requires_grad=True)
     tz = (tx * tx).sum()
     tx.data.add_(1)
     tz.backward()
 check("x.grad after a .data change = 2·(x + 1), not 2·x", x.grad, 2 * x.item(),
-      torch=lambda: tx.grad, recorded="tensor([6.])")
+      torch=lambda: tx.grad, recorded=Recorded("tensor([6.])", x=2.0), inputs={"x": x_before})
 
 # %% [markdown]
 # The same change made through `detach()` is caught, because `detach` shares the version counter. Prefer

@@ -34,7 +34,7 @@ import re
 import warnings
 
 import micrograd2 as mg
-from micrograd2.lessons.tools import check, error_of, live_torch, raises, section, show_graph, summary
+from micrograd2.lessons.tools import Recorded, check, error_of, live_torch, raises, section, show_graph, summary
 
 torch = live_torch()  # PyTorch when it is installed: the same experiments then run on it, live
 print("PyTorch:", torch.__version__ if torch else "not installed (checks use its recorded output)")
@@ -88,8 +88,10 @@ if torch:
     print("PyTorch: y =", t_y.item(), "| x.grad =", t_x.grad.item(), "|", t_y.grad_fn.name())
 
 # %%
-check("y = 2·x²", y, 2 * x.item() ** 2, torch=lambda: t_y, recorded="y = 18.0")
-check("x.grad = 4·x", x.grad, 4 * x.item(), torch=lambda: t_x.grad, recorded="x.grad = 12.0")
+now = {"x": x.item()}  # the input the recorded outputs below must match
+check("y = 2·x²", y, 2 * x.item() ** 2, torch=lambda: t_y, recorded=Recorded("y = 18.0", x=3.0), inputs=now)
+check("x.grad = 4·x", x.grad, 4 * x.item(), torch=lambda: t_x.grad, recorded=Recorded("x.grad = 12.0", x=3.0),
+      inputs=now)
 check("the node's name: the class name + Backward", y.grad_fn.name(), "SquareAndDoubleBackward",
       torch=lambda: t_y.grad_fn.name(), recorded="SquareAndDoubleBackward")
 
@@ -159,9 +161,10 @@ def named_numbers(message):
     return [float(m.group(1)) for m in found if m]
 
 
-error = error_of(lambda: mg.autograd.gradcheck(WrongSquare, (mg.Value(1.0, requires_grad=True),))).value
-check("the numbers it names: [analytical 3·x, numerical 2·x] at x = 1", named_numbers(str(error)), [3.0, 2.0],
-      rel=1e-6, recorded="numerical:tensor([[2.0000]]) analytical:tensor([[3.]])")
+error = error_of(lambda: mg.autograd.gradcheck(WrongSquare, (mg.Value(x.item(), requires_grad=True),))).value
+check(f"the numbers it names: [analytical 3·x, numerical 2·x] at x = {x.item():g}", named_numbers(str(error)),
+      [3 * x.item(), 2 * x.item()], rel=1e-6, inputs={"x": x.item()},
+      recorded=Recorded("numerical:tensor([[2.0000]]) analytical:tensor([[3.]])", x=1.0))
 check("GradcheckError is a RuntimeError", isinstance(error, RuntimeError), True,
       torch=lambda: isinstance(t_error.value, RuntimeError), recorded="GradcheckError subclasses RuntimeError")
 
@@ -179,8 +182,9 @@ if torch:
         warnings.simplefilter("ignore")  # PyTorch warns that float32 inputs will likely fail
         t_passed32 = torch.autograd.gradcheck(lambda v: v * v, (torch.tensor([1.0], requires_grad=True),),
                                               raise_exception=False)
-check("gradcheck of a correct function in float32", passed32, False,
-      torch=lambda: t_passed32, recorded="fails: numerical 1.9670 vs analytical 2.")
+check("gradcheck of a correct function in float32", passed32, False, torch=lambda: t_passed32,
+      recorded=Recorded("fails: numerical 1.9670 vs analytical 2.", x=1.0, dtype="float32"),
+      inputs={"x": x32.item(), "dtype": x32.dtype})
 
 # %% [markdown]
 # The graph of WrongSquare's output: one node, the class's own, over the leaf's `AccumulateGrad`:

@@ -41,7 +41,7 @@ import warnings
 import micrograd2 as mg
 from micrograd2.lessons import torch_amp  # PyTorch's side of the experiments, run live
 from micrograd2.lessons.measure import above_the_leaves
-from micrograd2.lessons.tools import check, error_of, live_torch, raises, section, show_graph, summary
+from micrograd2.lessons.tools import Recorded, check, error_of, live_torch, raises, section, show_graph, summary
 from micrograd2.lessons.torch_amp import documented_scales, dtype_name, fp16_autocast, grad_scaler
 
 torch = live_torch()  # PyTorch when it is installed: the same experiments then run on it, live
@@ -116,11 +116,12 @@ def nearest_bfloat16(v):
     return nearest(v, 8, 2.0 ** -133)
 
 
-in_bfloat16 = mg.Value(1e-8, dtype="bfloat16").item()
-print("1e-8 in bfloat16 =", in_bfloat16)
-check("1e-8 in bfloat16", in_bfloat16, nearest_bfloat16(1e-8),
-      torch=lambda: torch.tensor(1e-8, dtype=torch.float64).to(torch.bfloat16).item(),
-      recorded="1.0011717677116394e-08")
+tiny = 1e-8
+in_bfloat16 = mg.Value(tiny, dtype="bfloat16").item()
+print(f"{tiny!r} in bfloat16 =", in_bfloat16)
+check(f"{tiny!r} in bfloat16", in_bfloat16, nearest_bfloat16(tiny),
+      torch=lambda: torch.tensor(tiny, dtype=torch.float64).to(torch.bfloat16).item(),
+      recorded=Recorded("1.0011717677116394e-08", v=1e-8), inputs={"v": tiny})
 
 # %% [markdown]
 # ## A small gradient underflows
@@ -151,7 +152,8 @@ print("w.grad =", w.grad, "(the true gradient is 1e-8)")
 
 # %%
 check("w.grad without a scaler: 1e-8 rounded to float16", w.grad, nearest_float16(1e-8),
-      torch=lambda: torch_amp.small_gradient(torch.float16, scaled=False)[1], recorded="w.grad = 0.0")
+      torch=lambda: torch_amp.small_gradient(torch.float16, scaled=False)[1],
+      recorded=Recorded("w.grad = 0.0", x=1.0), inputs={"x": x.item()})
 
 # %% [markdown]
 # The GradScaler multiplies the loss by 2¹⁶ = 65536 before backward, so every gradient on the way is 65536
@@ -175,9 +177,9 @@ print("unscaled w.grad =", w.grad)
 if torch:
     theirs = torch_amp.small_gradient(torch.float16, scaled=True)
 check("scaled w.grad: 1e-8·65536 rounded to float16", scaled, nearest_float16(1e-8 * 65536),
-      torch=lambda: theirs[0], recorded="0.0006551742553710938")
+      torch=lambda: theirs[0], recorded=Recorded("0.0006551742553710938", x=1.0), inputs={"x": x.item()})
 check("unscaled w.grad: that ÷ 65536 (exact in float32)", w.grad, nearest_float16(1e-8 * 65536) / 65536,
-      torch=lambda: theirs[1], recorded="9.997165761888027e-09")
+      torch=lambda: theirs[1], recorded=Recorded("9.997165761888027e-09", x=1.0), inputs={"x": x.item()})
 
 # %% [markdown]
 # ## bfloat16 needs no scaler
@@ -193,7 +195,8 @@ with mg.autocast(dtype="bfloat16"):
 loss.backward()
 print("bfloat16, no scaler: w.grad =", w.grad)
 check("w.grad in bfloat16 without a scaler: 1e-8 rounded to bfloat16", w.grad, nearest_bfloat16(1e-8),
-      torch=lambda: torch_amp.small_gradient(torch.bfloat16, scaled=False)[1], recorded="1.0011717677116394e-08")
+      torch=lambda: torch_amp.small_gradient(torch.bfloat16, scaled=False)[1],
+      recorded=Recorded("1.0011717677116394e-08", x=1.0), inputs={"x": x.item()})
 
 # %% [markdown]
 # ## Skipped steps and the dynamic scale
@@ -227,16 +230,20 @@ def amp_steps(lib, gradients, **options):
 gradients = [1.0, math.inf, math.inf, math.nan]
 ours = amp_steps(mg, gradients)
 print("gradients", gradients, "->", ours)
-grown = amp_steps(mg, [1.0] * 6, init_scale=8.0, growth_interval=3)
-print("growth_interval=3, init_scale=8, six clean steps ->", grown)
+init_scale, growth_interval = 8.0, 3
+grown = amp_steps(mg, [1.0] * 6, init_scale=init_scale, growth_interval=growth_interval)
+print(f"growth_interval={growth_interval}, init_scale={init_scale:g}, six clean steps ->", grown)
 
 # %%
 check("a clean step, inf, inf again, nan: (stepped?, scale)", ours, documented_scales(65536.0, 2000, gradients),
-      torch=lambda: amp_steps(torch, gradients),
-      recorded="65536 -> 65536 (updated) -> 32768 -> 16384 -> 8192 (skipped)")
-check("growth_interval=3 from 8: (stepped?, scale)", grown, documented_scales(8.0, 3, [1.0] * 6),
-      torch=lambda: amp_steps(torch, [1.0] * 6, init_scale=8.0, growth_interval=3),
-      recorded="8 -> 8 -> 16 (after 3 clean steps) -> 16 -> 16 -> 32")
+      torch=lambda: amp_steps(torch, gradients), inputs={"gradients": gradients},
+      recorded=Recorded("65536 -> 65536 (updated) -> 32768 -> 16384 -> 8192 (skipped)",
+                        gradients=[1.0, math.inf, math.inf, math.nan]))
+check(f"growth_interval={growth_interval} from {init_scale:g}: (stepped?, scale)", grown,
+      documented_scales(init_scale, growth_interval, [1.0] * 6),
+      torch=lambda: amp_steps(torch, [1.0] * 6, init_scale=init_scale, growth_interval=growth_interval),
+      recorded=Recorded("8 -> 8 -> 16 (after 3 clean steps) -> 16 -> 16 -> 32", init_scale=8.0, growth_interval=3),
+      inputs={"init_scale": init_scale, "growth_interval": growth_interval})
 
 # %% [markdown]
 # ## What autocast really changes

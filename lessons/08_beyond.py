@@ -13,7 +13,7 @@ import re
 import warnings
 
 import micrograd2 as mg
-from micrograd2.lessons.tools import check, error_of, live_torch, raises, section, show_graph, summary
+from micrograd2.lessons.tools import Recorded, check, error_of, live_torch, raises, section, show_graph, summary
 
 torch = live_torch()  # PyTorch when it is installed: the same experiments then run on it, live
 print("PyTorch:", torch.__version__ if torch else "not installed (checks use its recorded output)")
@@ -71,9 +71,9 @@ check("x.grad: [3·2 with the hook, 3 without, 3·2 with the hook on h]", [with_
 section("2. Gradients of non-leaves: retain_grad()")
 
 
-def non_leaf_grads(lib, retain):
-    """(h.grad, x.grad) for z = h·h, h = 2·x at x = 2, with or without h.retain_grad()."""
-    x = lib.tensor(2.0, requires_grad=True)
+def non_leaf_grads(lib, retain, x0):
+    """(h.grad, x.grad) for z = h·h, h = 2·x at x = x0, with or without h.retain_grad()."""
+    x = lib.tensor(x0, requires_grad=True)
     h = x * 2
     if retain:
         h.retain_grad()
@@ -84,15 +84,16 @@ def non_leaf_grads(lib, retain):
     return (None if h_grad is None else h_grad.item()), x.grad.item()
 
 
+x0 = 2.0
 for retain in (False, True):
-    print(f"retain_grad() {retain!s:5}: (h.grad, x.grad) =", non_leaf_grads(mg, retain))
+    print(f"retain_grad() {retain!s:5}: (h.grad, x.grad) =", non_leaf_grads(mg, retain, x0))
 
 # %%
-x0 = 2.0
-check("without retain_grad(): h.grad is None", non_leaf_grads(mg, False)[0], None,
-      torch=lambda: non_leaf_grads(torch, False)[0], recorded="None, with a UserWarning")
-check("with retain_grad(): (h.grad, x.grad) = (2h, 8x)", non_leaf_grads(mg, True), [2 * 2 * x0, 8 * x0],
-      torch=lambda: non_leaf_grads(torch, True), recorded="h.grad = tensor(8.) | x.grad = tensor(16.)")
+check("without retain_grad(): h.grad is None", non_leaf_grads(mg, False, x0)[0], None,
+      torch=lambda: non_leaf_grads(torch, False, x0)[0], recorded="None, with a UserWarning")
+check("with retain_grad(): (h.grad, x.grad) = (2h, 8x)", non_leaf_grads(mg, True, x0), [2 * 2 * x0, 8 * x0],
+      torch=lambda: non_leaf_grads(torch, True, x0), inputs={"x0": x0},
+      recorded=Recorded("h.grad = tensor(8.) | x.grad = tensor(16.)", x0=2.0))
 
 # %% [markdown]
 # ## autograd.grad: gradients without .grad
@@ -140,10 +141,13 @@ if torch:
     t_x = torch.tensor(x.item(), requires_grad=True)
     (t_dy,) = torch.autograd.grad(t_x ** 3, t_x, create_graph=True)
     (t_d2y,) = torch.autograd.grad(t_dy, t_x)
-check("dy/dx = 3x²", dy_dx, 3 * x.item() ** 2, torch=lambda: t_dy, recorded="tensor(12., grad_fn=<MulBackward0>)")
+now = {"x": x.item()}  # the input the recorded outputs below must match
+check("dy/dx = 3x²", dy_dx, 3 * x.item() ** 2, torch=lambda: t_dy, inputs=now,
+      recorded=Recorded("tensor(12., grad_fn=<MulBackward0>)", x=2.0))
 check("dy/dx has a grad_fn", dy_dx.grad_fn is not None, True,
       torch=lambda: t_dy.grad_fn is not None, recorded="grad_fn=<MulBackward0>")
-check("d²y/dx² = 6x", d2y_dx2, 6 * x.item(), torch=lambda: t_d2y, recorded="tensor(12.)")
+check("d²y/dx² = 6x", d2y_dx2, 6 * x.item(), torch=lambda: t_d2y, recorded=Recorded("tensor(12.)", x=2.0),
+      inputs=now)
 
 # %% [markdown]
 # A custom Function gets this for free when its backward is ordinary arithmetic; here the article's
@@ -166,8 +170,8 @@ x = mg.Value(3.0, requires_grad=True, label="x")
 (g,) = mg.autograd.grad(SquareAndDouble.apply(x), x, create_graph=True)
 (g2,) = mg.autograd.grad(g, x)
 print("d/dx =", g.item(), "| d²/dx² =", g2)
-check("SquareAndDouble: [d/dx = 4x, d²/dx² = 4] at 3", [g.item(), g2], [4 * x.item(), 4.0],
-      recorded="12. and 4. (4·x·g, differentiated again)")
+check(f"SquareAndDouble: [d/dx = 4x, d²/dx² = 4] at {x.item():g}", [g.item(), g2], [4 * x.item(), 4.0],
+      recorded=Recorded("12. and 4. (4·x·g, differentiated again)", x=3.0), inputs={"x": x.item()})
 
 # %% [markdown]
 # ## Anomaly detection: who made the NaN?
@@ -184,8 +188,8 @@ print("x.grad =", [xi.grad for xi in xs])
 if torch:
     t_x = torch.tensor([0.0, 1.0], requires_grad=True)
     (t_x ** 2).sqrt().sum().backward()
-check("x.grad = [nan, 1.0]", [xi.grad for xi in xs], [math.nan, 1.0],
-      torch=lambda: t_x.grad, recorded="tensor([nan, 1.])")
+check("x.grad = [nan, 1.0]", [xi.grad for xi in xs], [math.nan, 1.0], torch=lambda: t_x.grad,
+      recorded=Recorded("tensor([nan, 1.])", xs=[0.0, 1.0]), inputs={"xs": [xi.item() for xi in xs]})
 
 # %% [markdown]
 # `detect_anomaly()` checks every backward result for NaN and names the node that made it: here
@@ -246,8 +250,8 @@ if torch:
         with torch.autograd.detect_anomaly():
             t_x = torch.tensor(0.0, requires_grad=True)
             t_x.log().backward()
-check("x.grad of log at 0 under detect_anomaly: inf, not flagged", x.grad, math.inf,
-      torch=lambda: t_x.grad, recorded="tensor(inf), not flagged")
+check("x.grad of log at 0 under detect_anomaly: inf, not flagged", x.grad, math.inf, torch=lambda: t_x.grad,
+      recorded=Recorded("tensor(inf), not flagged", x=0.0), inputs={"x": x.item()})
 
 # %% [markdown]
 # The graph whose backward made the NaN: each `xi ** 2` feeds a `SqrtBackward0`, and the sum adds them.

@@ -40,8 +40,8 @@ class CellNarrator:
         self.verbosity, self.color, self.json, self.lesson = verbosity, color, json, lesson
         self.narrating = narrate
         every = json or verbosity == "full"  # NOTE [A cell's passes]
-        self.tracers = ((mg.trace(on_pass_end=None if every else self._pass_ended),) if narrate else ())
-        self.tracers += tuple(extra)
+        mine = (mg.trace(on_pass_end=None if every else self._pass_ended),) if narrate else ()
+        self.tracers: tuple[Any, ...] = mine + tuple(extra)
         self.active = False
         self.traced = 0  # passes the narrator traced in this cell
         self.passes_before = 0  # the process's backward passes when the cell began

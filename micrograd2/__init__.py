@@ -42,7 +42,7 @@ _LAZY = {
     "viz": ("micrograd2.viz", None),
     "trace": ("micrograd2.tracing", "trace"),
     "draw": ("micrograd2.viz", "draw"),
-    "render": ("micrograd2.viz", "render"),
+    "render": ("micrograd2.viz", "render_file"),  # the module micrograd2.viz.render has another name
     "tensor": ("micrograd2.tensors", "tensor"),
     "Tensor": ("micrograd2.tensors", "Tensor"),
     "autocast": ("micrograd2.amp", "autocast"),

@@ -8,6 +8,11 @@ import pytest
 
 import micrograd2 as mg
 
+# The teacher's kit (tests/teacher/: model solutions, sample hidden tests, wrong solutions) is data for
+# the tests: its pytest files grade a student's workspace (``micrograd2 exercise check --tests
+# tests/teacher/hidden``), so the project's own run does not collect them.
+collect_ignore_glob = ["teacher/*"]
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     """NOTE [timeout without its plugin]: setup.cfg's ``timeout = 300`` belongs to pytest-timeout (the

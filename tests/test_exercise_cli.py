@@ -1,4 +1,5 @@
-"""``micrograd2 exercise``: list, start, check and hint, with click's exit codes (0 ok, 1 failed, 2 usage)."""
+"""``micrograd2 exercise``: list (by unit), start, check (a unit, an id or an alias; public or hidden tests) and
+hint, with click's exit codes (0 ok, 1 failed, 2 usage)."""
 from __future__ import annotations
 
 import io
@@ -14,23 +15,32 @@ from click.testing import CliRunner
 from micrograd2.cli import main
 from micrograd2.exercises import catalog
 
+TEACHER = Path(__file__).resolve().parent / "teacher"
+SOLVED_7 = TEACHER / "solutions" / "ex07_custom_function.py"
+
 
 def invoke(*args: str) -> tuple[int, str]:
     result = CliRunner().invoke(main, ["exercise", *args])
     return result.exit_code, result.output
 
 
-def test_list_shows_every_exercise_in_order() -> None:
+def test_list_shows_each_unit_then_its_exercises() -> None:
     code, out = invoke("list")
     lines = out.splitlines()
-    assert code == 0 and len(lines) == len(catalog.EXERCISES)
-    for line, e in zip(lines, catalog.EXERCISES):
-        assert line.startswith(f"{e.number:>2}  {e.title}") and f"(lesson {e.lesson})" in line
+    assert code == 0 and len(lines) == len(catalog.EXERCISES) + len(catalog.units())
+    units = [line for line in lines if not line.startswith(" ")]
+    assert [line.split()[0] for line in units] == [u.key for u in catalog.units()]
+    rows = [line for line in lines if line.startswith(" ")]
+    for line, e in zip(rows, catalog.EXERCISES):
+        assert line.split()[0] == e.id and e.title in line and f"(lesson {e.lesson})" in line
+    assert lines[lines.index(next(u for u in units if u.startswith("U2"))) + 1].split()[0] == "U2.1"
+    assert rows[[e.id for e in catalog.EXERCISES].index("U2.1")].endswith("[3]")  # its alias
 
 
 def test_hint_prints_one_level_and_points_to_the_next() -> None:
     code, out = invoke("hint", "3")
-    assert code == 0 and catalog.hint(3, 1) in out and "hint 1 of 3" in out and "micrograd2 exercise hint 3 2" in out
+    assert code == 0 and catalog.hint(3, 1) in out and "hint 1 of 3" in out
+    assert "Exercise U2.1, " in out and "micrograd2 exercise hint U2.1 2" in out
     code, out = invoke("hint", "3", "--level", "3")
     assert code == 0 and catalog.hint(3, 3) in out and "more:" not in out
 
@@ -38,15 +48,16 @@ def test_hint_prints_one_level_and_points_to_the_next() -> None:
 def test_hint_takes_the_level_as_a_second_argument() -> None:
     code, out = invoke("hint", "3", "2")
     assert code == 0 and catalog.hint(3, 2) in out and "hint 2 of 3" in out
+    assert invoke("hint", "u2.1", "2") == (code, out)
 
 
 def test_an_unknown_exercise_or_hint_level_is_a_usage_error_listing_the_valid_ones() -> None:
-    for args in (["hint", "42"], ["hint", "0"]):
+    for args in (["hint", "42"], ["hint", "0"], ["hint", "U2"]):
         code, out = invoke(*args)
-        assert code == 2 and "valid numbers: 1-9" in out
+        assert code == 2 and "valid: units " in out and "aliases 1-9" in out
     for args in (["hint", "1", "--level", "4"], ["hint", "1", "4"]):
         code, out = invoke(*args)
-        assert code == 2 and "exercise 1 has hints 1-3" in out
+        assert code == 2 and "exercise U1.1 has hints 1-3" in out
 
 
 def test_start_writes_a_workspace_and_refuses_a_non_empty_directory(tmp_path: Path) -> None:
@@ -68,7 +79,8 @@ def test_start_writes_a_workspace_and_refuses_a_non_empty_directory(tmp_path: Pa
 def test_check_usage_errors(tmp_path: Path) -> None:
     assert invoke("check", str(tmp_path / "nowhere"))[0] == 2
     code, out = invoke("check", str(tmp_path), "42")
-    assert code == 2 and "there is no exercise 42; valid numbers: 1-9" in out
+    assert code == 2 and "there is no exercise or unit 42; valid: units " in out
+    assert invoke("check", str(tmp_path), "U3")[0] == 2  # a unit without exercises
     assert invoke("check", str(tmp_path), "1", "--timeout", "0")[0] == 2
 
 
@@ -86,17 +98,17 @@ def test_an_empty_or_foreign_folder_is_not_an_exercise_workspace(tmp_path: Path,
 
 def test_check_without_a_directory_grades_the_current_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert invoke("start", str(tmp_path / "ws"))[0] == 0
-    shutil.copy(catalog.get(7).source, tmp_path / "ws" / catalog.get(7).filename)
+    shutil.copy(SOLVED_7, tmp_path / "ws" / catalog.get(7).filename)
     monkeypatch.chdir(tmp_path / "ws")
     code, out = invoke("check", "7")
-    assert code == 0 and out.splitlines()[-1] == "1/1 exercises passed"
+    assert code == 0 and out.splitlines()[-1] == "1/1 exercises passed" and out.splitlines()[2].startswith("U5.3")
     code, out = invoke("check", "--jobs", "2", "--timeout", "5")
-    assert code == 1 and out.splitlines()[-1] == "1/9 exercises passed"
+    assert code == 1 and out.splitlines()[-1] == f"1/{len(catalog.EXERCISES)} exercises passed"
 
 
 def test_verbose_lists_every_failing_test(tmp_path: Path) -> None:
     assert invoke("start", str(tmp_path / "ws"))[0] == 0
-    code, out = invoke("check", str(tmp_path / "ws"), "2", "-v")
+    code, out = invoke("check", str(tmp_path / "ws"), "U1.2", "-v")
     assert code == 1
     failing = [line.strip() for line in out.splitlines() if line.startswith("  test_")]
     assert len(failing) == len(catalog.get(2).test_file.read_text().split("def test_")) - 1
@@ -120,27 +132,70 @@ def test_the_status_line_says_which_exercises_are_running() -> None:
     show = _status_line(screen)
     show([Running(3, 1.2), Running(4, 0.1)], 2, 9)
     show([], 9, 9)
-    assert screen.getvalue() == "\r\x1b[Kgrading: 2/9 done; running exercise 3 (1 s), 4 (0 s)\r\x1b[K"
+    assert screen.getvalue() == "\r\x1b[Kgrading: 2/9 done; running exercise U2.1 (1 s), U2.2 (0 s)\r\x1b[K"
     assert _status_line(io.StringIO()) is None  # not a terminal: no status line
 
 
 def test_start_then_check_a_fresh_workspace_fails_every_exercise(tmp_path: Path) -> None:
     target = tmp_path / "class1"
     assert invoke("start", str(target))[0] == 0
-    code, out = invoke("check", str(target), "--json", str(tmp_path / "report.json"), "--jobs", "2")
+    code, out = invoke("check", str(target), "U1", "U5", "--json", str(tmp_path / "report.json"), "--jobs", "2")
+    assert code == 2  # one WHICH at a time
+    code, out = invoke("check", str(target), "U5", "--json", str(tmp_path / "report.json"), "--jobs", "2")
     lines = out.splitlines()
-    assert code == 1 and lines[-1] == "0/9 exercises passed"
-    rows = lines[2:11]
-    assert all(" failed " in row and "to do: implement" in row for row in rows)
+    assert code == 1 and lines[-1] == "0/6 exercises passed"
+    rows = lines[2:8]
+    assert [row.split()[0] for row in rows] == ["U5.1", "U5.2", "U5.3", "U5.4", "U5.5", "U5.6"]
+    assert all(" failed " in row and "to do: implement" in row for row in rows[:5])
+    assert "not implemented yet: record" in rows[5]  # the capstone on the student's engine (U5.6)
     report = json.loads((tmp_path / "report.json").read_text())
-    assert report["passed"] == 0 and report["total"] == 9 and report["workspace"] == str(target.resolve())
+    assert report["passed"] == 0 and report["total"] == 6 and report["workspace"] == str(target.resolve())
+    assert report["tests"] == "public" and report["exercises"][0]["id"] == "U5.1"
 
 
 def test_check_one_solved_exercise_exits_0(tmp_path: Path) -> None:
     assert invoke("start", str(tmp_path / "ws"))[0] == 0
-    shutil.copy(catalog.get(7).source, tmp_path / "ws" / catalog.get(7).filename)
+    shutil.copy(SOLVED_7, tmp_path / "ws" / catalog.get(7).filename)
     code, out = invoke("check", str(tmp_path / "ws"), "7")
     assert code == 0 and out.splitlines()[-1] == "1/1 exercises passed" and " passed " in out
+
+
+def test_check_with_hidden_tests_gives_the_same_table_and_json(tmp_path: Path) -> None:
+    assert invoke("start", str(tmp_path / "ws"))[0] == 0
+    shutil.copy(TEACHER / "wrong" / "ex01_mul_sum.py", tmp_path / "ws" / "ex01_mul_sum.py")
+    shutil.copy(SOLVED_7, tmp_path / "ws" / catalog.get(7).filename)
+    hidden = str(TEACHER / "hidden")
+    code, out = invoke("check", str(tmp_path / "ws"), "--tests", hidden, "--json", str(tmp_path / "r.json"))
+    lines = out.splitlines()
+    graded = ["U1.1", "U3.1", "U3.2", "U3.3", "U3.4", "U3.5", "U5.3"]  # what the folder has tests for
+    assert code == 1 and lines[-1] == f"1/{len(graded)} exercises passed"
+    assert lines[0].startswith("id    exercise") and lines[2].startswith("U1.1") and " 0/2 " in lines[2]
+    assert lines[8].startswith("U5.3") and " passed " in lines[8] and "upstream gradient is ignored" in out
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["tests"] == str(Path(hidden).resolve()) and [e["id"] for e in report["exercises"]] == graded
+    assert report["exercises"][-1]["tests_total"] == 2 and report["exercises"][-1]["status"] == "passed"
+    code, out = invoke("check", str(tmp_path / "ws"), "U5.3", "--tests", hidden)
+    assert code == 0 and out.splitlines()[-1] == "1/1 exercises passed"
+
+
+def test_hidden_tests_must_be_named_for_an_exercise(tmp_path: Path) -> None:
+    assert invoke("start", str(tmp_path / "ws"))[0] == 0
+    (tmp_path / "hidden").mkdir()
+    code, out = invoke("check", str(tmp_path / "ws"), "--tests", str(tmp_path / "hidden"))
+    assert code == 2 and "holds no hidden tests" in out
+    code, out = invoke("check", str(tmp_path / "ws"), "U2", "--tests", str(TEACHER / "hidden"))
+    assert code == 2 and "has no tests for U2.1 (expected test_ex03_topo_order.py" in out
+    (tmp_path / "hidden" / "test_mistyped.py").write_text("def test_x():\n    pass\n")
+    code, out = invoke("check", str(tmp_path / "ws"), "--tests", str(tmp_path / "hidden"))
+    assert code == 2 and "test_mistyped.py in " in out and "grades no exercise" in out
+
+
+def test_a_missing_student_file_fails_its_exercise(tmp_path: Path) -> None:
+    assert invoke("start", str(tmp_path / "ws"))[0] == 0
+    (tmp_path / "ws" / "ex01_mul_sum.py").unlink()
+    code, out = invoke("check", str(tmp_path / "ws"), "U1")
+    assert code == 1 and out.splitlines()[-1] == "0/3 exercises passed"
+    assert " error " in out and "ex01_mul_sum.py is missing from" in out
 
 
 def test_python_dash_m_runs_the_exercise_command() -> None:

@@ -1,9 +1,10 @@
-"""The exercises themselves: each one's pristine tests fail on its stub, pass on its reference solution,
-and catch deliberately wrong solutions (mutants) with the message meant for them.
+"""The exercises themselves: each one's public tests fail on its stub, pass on its model solution
+(tests/teacher/solutions/, not installed), and catch deliberately wrong solutions (mutants) with the message
+meant for them.
 
-These tests are about several modules at once (each exercise's source and pristine tests, with ``stubs`` and
-``harness``); the catalog's own tests are in test_catalog.py, the stub maker's in test_stubs.py and the
-harness's in test_harness.py."""
+These tests are about several modules at once (each exercise's stub, model solution and public tests, with
+``stubs`` and ``harness``); the catalog's own tests are in test_catalog.py, the stub maker's in test_stubs.py
+and the harness's in test_harness.py."""
 from __future__ import annotations
 
 import importlib.util
@@ -19,7 +20,13 @@ from micrograd2.exercises import catalog, harness, stubs
 from micrograd2.exercises.harness import Mistake
 
 EXERCISES = catalog.EXERCISES
+SOLUTIONS = Path(__file__).resolve().parent / "teacher" / "solutions"
 _names = itertools.count()
+
+
+def solution(exercise: catalog.Exercise) -> str:
+    """The model solution of ``exercise`` (with its ``# BEGIN SOLUTION`` markers)."""
+    return (SOLUTIONS / exercise.filename).read_text(encoding="utf-8")
 
 
 # -- running the pristine tests in this process ------------------------------------------------------
@@ -54,13 +61,13 @@ def outcome(test: Callable[..., None], module: ModuleType) -> BaseException | No
 def test_every_pristine_test_fails_on_the_stub_and_passes_on_the_solution(exercise: catalog.Exercise,
                                                                          tmp_path: Path) -> None:
     stub = load_variant(tmp_path, exercise, stubs.stub(exercise))
-    solution = load_variant(tmp_path, exercise, exercise.source.read_text(encoding="utf-8"))
+    model = load_variant(tmp_path, exercise, solution(exercise))
     tests = pristine_tests(exercise)
     assert len(tests) >= 4
     for test in tests:
         assert outcome(test, stub) is not None, f"{test.__name__} passes on the stub"
-        error = outcome(test, solution)
-        assert error is None, f"{test.__name__} fails on the reference solution: {error!r}"
+        error = outcome(test, model)
+        assert error is None, f"{test.__name__} fails on the model solution: {error!r}"
 
 
 # -- mutants: (exercise, what is wrong, source text, its replacement, the test that catches it, the message) --
@@ -98,10 +105,18 @@ SEEN_PRE_ORDER = '''order: list[Node] = []
         stack.extend(nxt for nxt, _ in node.next_functions if nxt is not None)
     return order'''
 
+HYPOT_GRADIENTS = "(grad_output * a / h if need_a else None), (grad_output * b / h if need_b else None)"
+HYPOT_SWAPPED = "(grad_output * b / h if need_a else None), (grad_output * a / h if need_b else None)"
+HYPOT_SAVED = ("ctx.save_for_backward(a, b, h)\n", "a, b, h = ctx.saved_tensors\n")
+HYPOT_ON_CTX = ("ctx.a, ctx.b, ctx.h = a, b, h\n", "a, b, h = ctx.a, ctx.b, ctx.h\n")
+
 MUTANTS = [
     (1, "Mul.backward swaps the factors", "return grad * b, grad * a", "return grad * a, grad * b",
      "test_mul_backward_matches_the_builtin_walk",
      "step 1 of the backward walk of a * b (x0=3.0, x1=4.0): node MulBackward (the reference's MulBackward0)"),
+    (1, "Mul.backward ignores the upstream gradient", "return grad * b, grad * a", "return b, a",
+     "test_mul_backward_matches_the_builtin_walk", "the local derivatives are right but the upstream gradient "
+     "is ignored; multiply each by it"),
     (1, "Sum.backward divides by n", "return (grad,) * ctx.n", "return (grad / ctx.n,) * ctx.n",
      "test_sum_backward_sends_the_upstream_gradient_to_every_input", "node SumBackward (the reference's SumBackward0)"),
     (2, "tanh' = 1 - t", "return grad * (1 - t * t)", "return grad * (1 - t)",
@@ -139,14 +154,20 @@ MUTANTS = [
      "after soft_update(tau=0.1)"),
     (7, "SquareAndDouble's derivative 2x", "return grad_output * 4 * x", "return grad_output * 2 * x",
      "test_square_and_double_passes_gradcheck", "gradcheck fails for SquareAndDouble"),
-    (7, "Hypot's gradients swapped", "return grad_output * a / h, grad_output * b / h",
-     "return grad_output * b / h, grad_output * a / h", "test_hypot_passes_gradcheck", "gradcheck fails for Hypot"),
-    (7, "Hypot's gradients swapped, seen in the walk", "return grad_output * a / h, grad_output * b / h",
-     "return grad_output * b / h, grad_output * a / h", "test_backward_walk_matches_the_reference",
+    (7, "Hypot's gradients swapped", HYPOT_GRADIENTS, HYPOT_SWAPPED, "test_hypot_passes_gradcheck",
+     "gradcheck fails for Hypot"),
+    (7, "Hypot's gradients swapped, seen in the walk", HYPOT_GRADIENTS, HYPOT_SWAPPED,
+     "test_backward_walk_matches_the_reference",
      "node HypotBackward, output 1.58114, upstream gradient 2.0: its gradient for input 0 is"),
     (7, "input kept on ctx", ("ctx.save_for_backward(x)\n        return 2 * x * x", "(x,) = ctx.saved_tensors\n"),
      ("ctx.x = x\n        return 2 * x * x", "x = ctx.x\n"), "test_saved_inputs_are_checked_for_in_place_changes",
      "SquareAndDouble: its input was changed in place"),
+    (7, "Hypot's inputs kept on ctx", HYPOT_SAVED, HYPOT_ON_CTX, "test_saved_inputs_are_checked_for_in_place_changes",
+     "Hypot: its input was changed in place after forward, yet backward ran silently with the old number: keep "
+     "inputs with ctx.save_for_backward(...), not as attributes of ctx"),
+    (7, "a gradient for a plain-number input", "need_a, need_b = ctx.needs_input_grad\n",
+     "need_a = need_b = True\n", "test_hypot_passes_gradcheck",
+     "returned a gradient for an input that is a plain number: return None for it"),
     (8, "unscale_ multiplies by the scale", "p.grad = p.grad * inv_scale", "p.grad = p.grad * self._scale",
      "test_unscale_divides_every_gradient_by_the_scale", "multiply each existing p.grad by 1/scale"),
     (8, "no second-unscale guard", "if self._unscaled:\n            raise", "if False:\n            raise",
@@ -163,13 +184,114 @@ MUTANTS = [
      "test_gradients_do_not_leak_from_one_step_to_the_next", "clear the gradients (optimizer.zero_grad())"),
     (9, "step before backward", "loss.backward()\n    optimizer.step()", "optimizer.step()\n    loss.backward()",
      "test_the_step_uses_this_steps_gradient", "train_step did not change any parameter"),
+    ("U4.1", "XSin's backward on math.sin and math.cos", "return grad * (sin(x) + x * cos(x))",
+     "return grad * (math.sin(x) + x * math.cos(x))", "test_xsin_first_and_second_derivatives",
+     "your backward used plain numbers: the second derivative is lost; write it with Value ops"),
+    ("U4.1", "Softplus's backward on floats only", "return grad / (1 + exp(-x))",
+     "return grad / (1 + math.exp(-float(x)))", "test_softplus_first_and_second_derivatives",
+     "with no grad_fn: your backward used plain numbers"),
+    ("U4.1", "sin on math.sin always", "return x.sin() if isinstance(x, mg.Value) else math.sin(x)",
+     "return math.sin(x)", "test_sin_cos_exp_record_on_values_and_compute_on_floats",
+     "not a recorded Value: your backward used plain numbers"),
+    ("U4.1", "hvp without create_graph", "create_graph=True, allow_unused=True)",
+     "allow_unused=True)",
+     "test_hvp_matches_finite_differences_of_the_gradient", "take it with create_graph=True"),
+    ("U4.1", "XSin's backward on Value methods", "return grad * (sin(x) + x * cos(x))",
+     "return grad * (x.sin() + x * x.cos())", "test_xsin_first_and_second_derivatives",
+     "without create_graph a backward receives plain floats"),
+    ("U4.1", "XSin's derivative sin x + cos x", "return grad * (sin(x) + x * cos(x))",
+     "return grad * (sin(x) + cos(x))", "test_xsin_first_and_second_derivatives",
+     "XSin's derivative at x = -2.0 is"),
+    ("U4.2", "the clamp not returned", "return max(-limit, min(limit, grad))",
+     "max(-limit, min(limit, grad))", "test_clamp_hook_clamps_both_ways", "returned None"),
+    ("U4.2", "clamped from above only", "return max(-limit, min(limit, grad))",
+     "return min(limit, grad)", "test_clamp_hook_clamps_both_ways", "from below as well"),
+    ("U4.2", "a lambda made in the loop", "value.register_hook(recorder(name))",
+     "value.register_hook(lambda g: log.append((name, abs(float(g)))))",
+     "test_record_norms_logs_each_name_and_changes_no_gradient", "every hook logged the name 'k'"),
+    ("U4.2", "the recorder returns the norm", "log.append((name, abs(float(grad))))\n",
+     "log.append((name, abs(float(grad))))\n            return abs(float(grad))\n",
+     "test_record_norms_logs_each_name_and_changes_no_gradient", "a recording hook must return None"),
+    ("U4.2", "the handles dropped", "return [v.register_hook(clamp_hook(limit)) for v in values]",
+     "for v in values:\n        v.register_hook(clamp_hook(limit))\n    return []",
+     "test_clip_gradients_hands_back_removable_handles", "return what register_hook returns"),
+    ("U4.3", "recomputed with grad mode off", "with mg.enable_grad():", "if True:",
+     "test_the_gradients_equal_the_unchecked_ones", "recompute under `with mg.enable_grad():`"),
+    ("U4.3", "f called without the checkpoint", "return Checkpoint.apply(f, *inputs)",
+     "return f(*inputs)", "test_one_node_and_only_the_inputs_are_kept_after_forward",
+     "keeps 5 nodes alive after forward"),
+    ("U4.3", "a gradient for a plain-number input",
+     "return (None, *[g if need else None for g, need in zip(grads, needs)])",
+     "return (None, *grads)", "test_a_plain_number_input_gets_none",
+     "where ctx.needs_input_grad is False"),
+    ("U4.3", "AccumulateGrad counted in the prediction", "return n_ops, 1", "return n_ops + 1, 2",
+     "test_your_predicted_saving_matches_the_measurement", "predicted_nodes(1) = (2, 2), measured (1, 1)"),
+    ("U4.4", "the product rule forgotten", "self.tangent * other.value + self.value * other.tangent",
+     "self.tangent * other.tangent", "test_sums_and_products_carry_the_tangent", "the product rule"),
+    ("U4.4", "tanh' = 1 - t", "(1 - t * t) * self.tangent", "(1 - t) * self.tangent",
+     "test_tanh_and_exp_apply_the_chain_rule", "tanh' = 1 − tanh²"),
+    ("U4.4", "all inputs seeded in one pass", "[1.0 if j == i else 0.0 for j in range(n)]", "[1.0] * n",
+     "test_both_jacobians_equal_reverse_modes", "jacobian_forward of a random f: R^3 -> R^1"),
+    ("U4.4", "f run again for each output", "    for out in outs:\n",
+     "    for k in range(len(outs)):\n        out = f(*leaves)[k]\n",
+     "test_the_passes_each_mode_makes_are_measured", "jacobian_reverse ran f 7 times, expected 1"),
+    ("U3.1", "only the leading axes summed", "    return grad.sum(ones, keepdim=True) if ones else grad",
+     "    return grad", "test_sum_to_on_random_broadcast_shapes", "(and grad does not) were not summed: sum them too"),
+    ("U3.1", "size-1 axes summed without keepdim", "grad.sum(ones, keepdim=True)", "grad.sum(ones)",
+     "test_an_axis_of_size_one_stays_in_the_shape", "without keepdim=True: their 1s must stay"),
+    ("U3.1", "leading axes not summed", "    if lead:\n        grad = grad.sum(tuple(range(lead)))\n",
+     "",
+     "test_sum_to_on_random_broadcast_shapes", "the leading axes were not summed away"),
+    ("U3.1", "the last axes summed instead of the leading ones", "grad = grad.sum(tuple(range(lead)))",
+     "grad = grad.sum(tuple(range(grad.ndim - lead, grad.ndim)))", "test_sum_to_on_random_broadcast_shapes",
+     "summed the wrong axes: the leading axes are the FIRST"),
+    ("U3.1", "only the leading axes summed, in place", "    return grad.sum(ones, keepdim=True) if ones else grad",
+     "    return grad", "test_broadcasting_ops_pass_gradcheck_with_your_sum_to_in_place",
+     "with your sum_to in place of the core's"),
+    ("U3.2", "the mean not divided by n", "(grad.reshape(kept) / float(n)).expand(*shape)",
+     "grad.reshape(kept).expand(*shape)", "test_mean_backward_on_random_reductions",
+     "you forgot to divide by n, the number of elements averaged"),
+    ("U3.2", "the mean divided by x.numel()", "n = math.prod(shape) // math.prod(kept)", "n = math.prod(shape)",
+     "test_the_mean_of_a_row_divides_by_the_rows_length", "divided by x.numel() (10)"),
+    ("U3.2", "grad expanded without the kept axes", "return grad.reshape(kept).expand(*shape)  #",
+     "return grad.expand(*shape)  #", "test_sum_backward_on_random_reductions", "reshape grad to kept"),
+    ("U3.2", "the mean not divided by n, in place", "(grad.reshape(kept) / float(n)).expand(*shape)",
+     "grad.reshape(kept).expand(*shape)", "test_reductions_pass_gradcheck_with_yours_in_place",
+     "with your mean_backward in place of the core's: gradcheck fails for x.mean("),
+    ("U3.3", "NumPy's transpose for two axes", "return np.swapaxes(x, dim0, dim1)", "return x.transpose(dim0, dim1)",
+     "test_transpose_gives_the_builtin_numbers", "swap two with np.swapaxes(x, dim0, dim1)"),
+    ("U3.3", "Reshape's backward keeps the output's shape", "return grad.reshape(*ctx.input_shape), None",
+     "return grad, None", "test_reshape_passes_gradcheck_on_random_shapes", "backward returns a gradient of "
+     "the INPUT's shape"),
+    ("U3.3", "Transpose's backward does not swap back", "return grad.transpose(*ctx.dims), None, None",
+     "return grad, None, None", "test_transpose_passes_gradcheck_on_random_shapes", "the INPUT's shape"),
+    ("U3.4", "grad_a and grad_b swapped", "    return grad_a, grad_b\n", "    return grad_b, grad_a\n",
+     "test_matmul_backward_on_random_products", "grad_a and grad_b are swapped"),
+    ("U3.4", "b not transposed", "grad @ b.t()", "grad @ b", "test_matmul_backward_on_random_products",
+     "the shapes must chain"),
+    ("U3.4", "grad_b transposed", "a.t() @ grad  #", "grad.t() @ a  #", "test_matmul_backward_on_random_products",
+     "that is grad_b transposed"),
+    ("U3.4", "an unneeded gradient computed", "grad_a = None if b is None else grad @ b.t()",
+     "grad_a = grad @ b.t()", "test_only_the_needed_gradient_is_computed", "b is None: a needs no gradient"),
+    ("U3.4", "grad_a and grad_b swapped, in place", "    return grad_a, grad_b\n", "    return grad_b, grad_a\n",
+     "test_a_matrix_product_passes_gradcheck_with_yours_in_place", "with your matmul_backward in place"),
+    ("U3.5", "the graph not retained", "grad_outputs=one_hot, retain_graph=True)", "grad_outputs=one_hot)",
+     "test_the_jacobian_matches_finite_differences",
+     "keep it for the next pass with retain_graph=True"),
+    ("U3.5", "the Jacobian transposed", 'return mg.tensor(rows, dtype="float64")',
+     'return mg.tensor(rows, dtype="float64").t()', "test_the_jacobian_matches_finite_differences",
+     "row i is the gradient of output i"),
+    ("U3.5", "one pass's visits predicted for all", "return n_outputs, n_outputs * nodes",
+     "return n_outputs, nodes", "test_the_predicted_cost_is_the_measured_one", "each pass walks the whole graph"),
+    ("U3.5", "one pass per input predicted", "return n_outputs, n_outputs * nodes",
+     "return n_inputs, n_inputs * nodes", "test_the_predicted_cost_is_the_measured_one", "counted"),
 ]
 
 
 def mutate(exercise: catalog.Exercise, old: str | tuple[str, ...] | None, new: str | tuple[str, ...]) -> str:
-    """The reference source with ``old`` replaced by ``new`` (tuples: pair by pair; ``old`` None: the whole
+    """The model solution with ``old`` replaced by ``new`` (tuples: pair by pair; ``old`` None: the whole
     solution block)."""
-    source = exercise.source.read_text(encoding="utf-8")
+    source = solution(exercise)
     if isinstance(old, tuple):
         for o, n in zip(old, new):
             assert source.count(o) == 1, f"{o!r} should occur once in {exercise.filename}"
@@ -199,4 +321,15 @@ def test_a_wrong_solution_is_caught_with_the_intended_message(number: int, wrong
 
 
 def test_every_exercise_has_a_mutant() -> None:
-    assert {m[0] for m in MUTANTS} == set(catalog.NUMBERS)
+    paper = {e.id for e in EXERCISES if e.unit == "U0"}  # U0's wrong worksheets are in test_paper.py
+    engine = {"U1.3", "U2.3", "U5.6"}  # wrong engines, not solutions: test_course_units.py
+    assert {catalog.get(m[0]).id for m in MUTANTS} == set(catalog.IDS) - paper - engine
+
+
+def test_a_mul_backward_that_ignores_the_upstream_gradient_fails_each_test_of_its_backward(tmp_path: Path) -> None:
+    exercise = catalog.get("U1.1")
+    wrong = (SOLUTIONS.parent / "wrong" / exercise.filename).read_text(encoding="utf-8")
+    module = load_variant(tmp_path, exercise, wrong)
+    failing = [t.__name__ for t in pristine_tests(exercise) if outcome(t, module) is not None]
+    assert failing == ["test_mul_backward_matches_the_builtin_walk",
+                       "test_block1_dot_product_gives_the_articles_gradients"]

@@ -1,8 +1,9 @@
 """The pristine tests' helpers (micrograd2/exercises/harness.py): the student's module, a wrong backward explained.
 
-It proves that ``student_path`` looks in the grader's workspace, then next to the tests, then in the sources,
-and ``load_module`` loads a module once; that ``check_backward`` names the first step of the backward walk that
-differs by its place (not its node's name), a different graph, and a wrong forward first; that
+It proves that ``student_path`` looks in the grader's workspace, then next to the tests, and never anywhere
+else (a missing file is ``MissingModule``, saying where it looked), and ``load_module`` loads a module once;
+that ``check_backward`` names the first step of the backward walk that differs by its place (not its node's
+name), a backward that ignores the upstream gradient, a different graph, and a wrong forward first; that
 ``engine_order`` is the order the engine visits (against a trace, on random graphs); and ``close``/``show``.
 """
 from __future__ import annotations
@@ -14,19 +15,26 @@ from typing import Any
 import pytest
 
 import micrograd2 as mg
-from micrograd2.exercises import catalog, harness
+from micrograd2.exercises import harness
 from micrograd2.exercises.harness import Mistake
 
 
-def test_load_student_looks_in_the_graders_workspace_then_next_to_the_tests_then_the_sources(
+def test_load_student_looks_in_the_graders_workspace_then_next_to_the_tests_and_nowhere_else(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     name = "ex01_mul_sum"
     (tmp_path / "tests").mkdir()
     (tmp_path / f"{name}.py").write_text("X = 1\n")
     monkeypatch.delenv(harness.WORKSPACE_ENV, raising=False)
     assert harness.student_path(name, str(tmp_path / "tests" / "test_x.py")) == tmp_path / f"{name}.py"
-    assert harness.student_path(name, None) == catalog.SOURCES / f"{name}.py"
+    with pytest.raises(harness.MissingModule, match="^no workspace to find ex01_mul_sum.py in: set "):
+        harness.student_path(name, None)
+    with pytest.raises(harness.MissingModule, match="^ex02_x.py is missing from .*: this exercise fails"):
+        harness.load_student("ex02_x", str(tmp_path / "tests" / "test_x.py"))
     monkeypatch.setenv(harness.WORKSPACE_ENV, str(tmp_path / "elsewhere"))
+    with pytest.raises(harness.MissingModule, match=f"^{name}.py is missing from {tmp_path / 'elsewhere'}: "):
+        harness.student_path(name, str(tmp_path / "tests" / "test_x.py"))
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / f"{name}.py").write_text("X = 2\n")
     assert harness.student_path(name, str(tmp_path / "tests" / "test_x.py")) == tmp_path / "elsewhere" / f"{name}.py"
     module = harness.load_module(tmp_path / f"{name}.py", "student_under_test")
     assert module.X == 1 and harness.load_module(tmp_path / f"{name}.py", "student_under_test") is module
@@ -50,6 +58,24 @@ def test_check_backward_names_the_first_differing_step_by_its_place_not_its_name
                               "MulBackward0), output 1.0, upstream gradient 0.393224: its gradient for input 0 is "
                               "1.17967, expected 0.786448 (all inputs: got (1.17967, None), expected (0.786448, None))")
     harness.check_backward(lambda a: (a * 2 * a).tanh(), lambda a: ((a * 2.0) * a).tanh(), [0.5])
+
+
+def test_a_backward_that_ignores_the_upstream_gradient_is_named() -> None:
+    class Times(mg.Function):  # wrong on purpose: forgets to multiply by grad
+        @staticmethod
+        def forward(ctx: Any, x: float, c: float) -> float:
+            return x * c
+
+        @staticmethod
+        def backward(ctx: Any, grad: float) -> tuple[float, None]:
+            return 2.0, None
+
+    with pytest.raises(Mistake, match="expected 6.0 .*: the local derivatives are right but the upstream "
+                                      "gradient is ignored; multiply each by it"):
+        harness.check_backward(lambda a: Times.apply(a, 2.0) * 3.0, lambda a: (a * 2.0) * 3.0, [0.5])
+    with pytest.raises(Mistake) as caught:  # another mistake: no such sentence
+        harness.check_backward(lambda a: Times.apply(a, 2.0) * 3.0, lambda a: (a * 5.0) * 3.0, [0.5])
+    assert "upstream gradient is ignored" not in str(caught.value)
 
 
 def test_check_backward_reports_a_different_graph() -> None:

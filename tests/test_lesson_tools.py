@@ -153,3 +153,125 @@ def test_the_text_graph_walks_next_functions_without_recursion(fresh: Any) -> No
 def test_an_ascii_terminal_gets_ok_and_fail_instead_of_ticks() -> None:
     stream = io.TextIOWrapper(io.BytesIO(), encoding="ascii", errors="strict")
     assert tools._mark(True, stream) == "OK" and tools._mark(False, stream) == "FAIL"
+
+
+def test_a_summary_ends_the_session_so_the_next_lesson_counts_its_own_checks() -> None:
+    stream = io.StringIO()
+    first = tools.start_session(stream=stream, strict=False)
+    tools.check("one", 1, 1)
+    tools.check("two", 2, 2)
+    tools.summary("Lesson A")
+    tools.check("three", 3, 3)  # the next lesson, in the same process, with no start_session between
+    second = tools.session()
+    tools.summary("Lesson B")
+    assert second is not first and len(first.checks) == 2 and len(second.checks) == 1
+    assert second.stream is stream and not second.strict  # the options carry over
+    assert "Lesson A: 2 checks:" in stream.getvalue() and "Lesson B: 1 checks:" in stream.getvalue()
+    tools.start_session()
+
+
+def test_lesson_scripts_run_one_after_another_in_one_process_count_their_own(
+        tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    import runpy
+
+    from micrograd2.commands import lesson as lesson_command
+
+    script = ("from micrograd2.lessons.tools import check, summary\n"
+              "for i in range({n}):\n    check(f'c{{i}}', i, i)\n"
+              "summary('{name}')\n")
+    paths = []
+    for name, n in (("a", 3), ("b", 2)):
+        paths.append(tmp_path / f"{name}.py")
+        paths[-1].write_text("# %%\n" + script.format(n=n, name=name), encoding="utf-8")
+    tools.start_session()
+    for path in paths:  # as plain scripts, in one interpreter (a notebook kernel, the playground)
+        runpy.run_path(str(path), run_name="__main__")
+    out = capsys.readouterr().out
+    assert "✓ a: 3 checks:" in out and "✓ b: 2 checks:" in out
+    done = [lesson_command._run_one(p, lesson_command.Options(trace=False)) for p in paths]  # the CLI's way
+    assert [len(r.checks) for r in done] == [3, 2]
+    lesson_command._overall(done, as_json=False)
+    assert "All 2 lessons: 5 checks:" in capsys.readouterr().out
+    tools.start_session()
+
+
+# -- predictions (predict before you run) ---------------------------------------------------------
+@pytest.fixture
+def workspace(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    monkeypatch.setenv(tools.WORKSPACE_ENV, str(tmp_path))
+    return tmp_path
+
+
+def recorded_predictions(folder: Any) -> dict[str, Any]:
+    import json
+
+    return json.loads((folder / tools.PREDICTIONS_FILE).read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+
+
+def test_a_notebook_answer_is_judged_and_recorded_in_the_workspace(fresh: Any, workspace: Any) -> None:
+    session, stream = fresh
+    right = tools.predict("q.grad", "x.grad after three backwards?", answer=9)
+    assert right.reveal(mg.Value(9.0)) is True
+    wrong = tools.predict("q.none", "w.grad after zero_grad()?", answer=0.0)
+    assert wrong.reveal(None) is False
+    text = stream.getvalue()
+    assert "  ? Predict: x.grad after three backwards?" in text
+    assert "✓ you predicted 9: right; it is 9.0" in text and "✗ you predicted 0.0: not it; it is None" in text
+    entries = recorded_predictions(workspace)
+    assert entries["q.grad"]["answer"] == 9 and entries["q.grad"]["right"] is True
+    assert entries["q.none"]["right"] is False and entries["q.none"]["time"].endswith("+00:00")
+    tools.check("a check", 1, 1)
+    tools.summary("L")
+    assert f"predictions: 1 of 2 right (recorded in {workspace / tools.PREDICTIONS_FILE})" in stream.getvalue()
+    assert "L: 1 checks:" in stream.getvalue()  # predictions are not checks
+
+
+def test_a_new_answer_replaces_the_entry_of_its_question(fresh: Any, workspace: Any) -> None:
+    tools.predict("q", "?", 3.0, answer=2)
+    tools.predict("q", "?", 3.0, answer="3")
+    assert list(recorded_predictions(workspace)) == ["q"] and recorded_predictions(workspace)["q"]["right"]
+
+
+def test_without_an_answer_the_question_is_printed_and_nothing_waits_or_is_recorded(
+        fresh: Any, workspace: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    session, stream = fresh
+    monkeypatch.setattr("builtins.input", lambda *a: pytest.fail("a non-interactive run must not wait"))
+    first = tools.predict("q1", "first?")
+    assert first.reveal(9.0) is None
+    tools.predict("q2", "second?", 3.0)  # judged at once: nothing to judge
+    lines = stream.getvalue().splitlines()
+    assert lines[0] == "  ? Predict: first?" and lines[1].startswith("    · it is 9.0 (no prediction:")
+    assert lines[3] == "    · it is 3.0"  # how to answer is said once
+    assert len(lines) == 4 and not (workspace / tools.PREDICTIONS_FILE).exists()
+
+
+def test_interactive_waits_for_the_typed_answer(fresh: Any, workspace: Any,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    session, stream = fresh
+    session.interactive = True
+    typed = iter(["tensor([9.])", "", "(B)"])
+    monkeypatch.setattr("builtins.input", lambda *a: next(typed))
+    assert tools.predict("q1", "x.grad?").reveal(9.0) is True
+    assert tools.predict("q2", "skipped?").reveal(1.0) is None  # an empty line: no answer
+    assert tools.predict("q3", "which?", "b").right is True
+    assert "    your prediction: " in stream.getvalue()
+    assert set(recorded_predictions(workspace)) == {"q1", "q3"}
+
+
+@pytest.mark.parametrize(("typed", "expected", "right"), [
+    ("9", 9.0, True), ("9.0001", 9.0, True), ("8", 9.0, False), ("tensor([9.])", [9.0], True),
+    ("None", None, True), ("0", None, False), ("6, 12", [6.0, 12.0], True), ("b)", "b", True),
+    ("a", "b", False), ("yes", True, True), ("nan", float("nan"), True), ("-inf", float("-inf"), True)])
+def test_a_typed_answer_is_read_as_the_kind_of_the_result(typed: str, expected: Any, right: bool) -> None:
+    assert tools._guessed(typed, expected, 1e-3) is right
+
+
+def test_answers_are_recorded_in_the_current_workspace_or_nowhere(tmp_path: Any,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from micrograd2.exercises import catalog
+
+    monkeypatch.delenv(tools.WORKSPACE_ENV, raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert tools.predictions_file() is None
+    (tmp_path / catalog.EXERCISES[0].filename).write_text("", encoding="utf-8")
+    assert tools.predictions_file() == tmp_path / tools.PREDICTIONS_FILE

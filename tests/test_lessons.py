@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import json
 import os
 import re
 import shutil
@@ -169,3 +170,87 @@ def test_an_error_in_a_lesson_points_at_its_own_line(tmp_path: Path) -> None:
     assert f'File "{copy}", line {line}, in <module>' in done.stderr
     assert f"oops.py stopped: NameError: name 'undefined_name' is not defined (at oops.py, line {line})" \
         in done.stderr
+
+
+# -- a recorded output follows the inputs it was recorded for (issue 25 §4) ------------------------------
+# lesson -> (the line a student edits, the edit, the check whose recorded output no longer applies, by how
+# many the recorded count drops)
+INPUT_EDITS = {
+    1: ('x = [mg.Value(2.0, requires_grad=True, label="x[0]")', 'x = [mg.Value(2.5, requires_grad=True, label="x[0]")',
+        "z = Σ x[i]·w[i]: 25.0", 1),
+    3: ("accum_steps = 4\n", "accum_steps = 2\n", "optimizer steps for 8 micro-batches, accum_steps 2: 4", 1),
+    4: ('x = mg.Value(2.0, requires_grad=True, label="x")\nx_before = x.item()\nz = x * x ',
+        'x = mg.Value(5.0, requires_grad=True, label="x")\nx_before = x.item()\nz = x * x ',
+        "x.grad after a .data change = 2·(x + 1), not 2·x: 12.0", 1),
+    5: ('x = mg.Value(3.0, requires_grad=True, label="x")\ny = SquareAndDouble.apply(x)',
+        'x = mg.Value(2.5, requires_grad=True, label="x")\ny = SquareAndDouble.apply(x)', "x.grad = 4·x: 10.0", 2),
+    6: ("gradients = [1.0, math.inf, math.inf, math.nan]", "gradients = [1.0, math.inf, 1.0, math.nan]",
+        "a clean step, inf, inf again, nan: (stepped?, scale)", 1),
+    8: ("x0 = 2.0\n", "x0 = 1.5\n", "with retain_grad(): (h.grad, x.grad) = (2h, 8x): (6.0, 12.0)", 1),
+}
+
+
+def run_without_torch(path: Path, monkeypatch: pytest.MonkeyPatch,
+                      capsys: pytest.CaptureFixture[str]) -> tuple[Any, str]:
+    """Run a lesson file in this process, as if PyTorch were not installed (MICROGRAD2_NO_TORCH=1)."""
+    monkeypatch.setenv("MICROGRAD2_NO_TORCH", "1")
+    capsys.readouterr()
+    result = lesson_command._run_one(path, lesson_command.Options(trace=False, color=False))
+    return result, capsys.readouterr().out
+
+
+@pytest.mark.parametrize("number", sorted(INPUT_EDITS))
+def test_an_edited_input_makes_its_recorded_output_not_apply_and_not_count(
+        number: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    old, new, label, dropped = INPUT_EDITS[number]
+    text = lesson_command.source(number)
+    assert text.count(old) == 1, old
+    mine = tmp_path / f"my{number}.py"
+    mine.write_text(text.replace(old, new), encoding="utf-8")
+    as_given = tmp_path / f"as_given{number}.py"
+    as_given.write_text(text, encoding="utf-8")
+    before, _ = run_without_torch(as_given, monkeypatch, capsys)
+    after, out = run_without_torch(mine, monkeypatch, capsys)
+    assert before.problem is None and after.problem is None, after.problem or before.problem
+    line = next(t for t in out.splitlines() if t.startswith(f"  ✓ {label}"))
+    assert "PyTorch (recorded):" in line and "does not apply to these inputs, not counted" in line, line
+    recorded = [sum(c.against == "recorded" for c in r.checks) for r in (before, after)]
+    assert recorded[1] == recorded[0] - dropped and len(after.checks) == len(before.checks)
+    assert f"{recorded[1]} against PyTorch's recorded output" in out
+
+
+# -- predictions: asked before the result is shown (issue 27 §3) -----------------------------------------
+def test_interactive_asks_for_each_prediction_and_records_whether_it_was_right(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    from micrograd2.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    done = CliRunner().invoke(main, ["lesson", "run", "3", "--interactive", "--no-trace", "--no-color"],
+                              input="9\n0\n", env={"MICROGRAD2_WORKSPACE": str(tmp_path)})
+    assert done.exit_code == 0, done.output[-3000:]
+    assert done.output.count("your prediction: ") == 2
+    assert "✓ you predicted 9: right; it is 9.0" in done.output
+    assert "✗ you predicted 0: not it; it is None" in done.output
+    assert f"predictions: 1 of 2 right (recorded in {tmp_path / 'predictions.json'})" in done.output
+    entries = json.loads((tmp_path / "predictions.json").read_text(encoding="utf-8"))
+    assert {k: (v["answer"], v["right"], v["lesson"]) for k, v in entries.items()} == {
+        "L3.three-backwards": ("9", True, 3), "L3.zero-grad": ("0", False, 3)}
+
+
+def test_without_interactive_a_prediction_prints_its_question_and_answer_and_never_waits(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    from micrograd2.cli import main
+
+    monkeypatch.setattr("builtins.input", lambda *a: pytest.fail("a run without --interactive waited"))
+    done = CliRunner().invoke(main, ["lesson", "run", "4", "--no-trace", "--no-color"],
+                              env={"MICROGRAD2_WORKSPACE": str(tmp_path)})
+    assert done.exit_code == 0, done.output[-3000:]
+    out = done.output.splitlines()
+    asked = [i for i, line in enumerate(out) if line.startswith("  ? Predict: ")]
+    assert len(asked) == 3 and sum(line.startswith("    · it is ") for line in out) == 3
+    assert any(line.startswith("    · it is b) an error: z2 has no grad_fn") for line in out)
+    assert not (tmp_path / "predictions.json").exists() and "predictions:" not in done.output

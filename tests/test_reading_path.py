@@ -72,8 +72,9 @@ READING_PATH: list[tuple[str, str, str]] = [  # (idea, module, qualname)
     ("the walk", "micrograd2.autograd.engine", "checked"),
 ]
 
-BUDGET = 376  # lines of code, budgeted by idea: "about 350" (issue 23); issue 24 added 16, issue 25
-# 2 (an accumulate event keeps the .grad it found before the add writes into it)
+BUDGET = 383  # lines of code, budgeted by idea: "about 350" (issue 23); issue 24 added 16, issue 25
+# 2 (an accumulate event keeps the .grad it found before the add writes into it), issue 27 7 (where the
+# core asks for a student's engine holes, holes.py: 2 in apply, 1 in accumulate_into, 4 in the walk)
 FILES = {"scalar/value.py", "scalar/ops.py", "autograd/variable.py", "autograd/function.py",
          "autograd/node.py", "autograd/engine.py"}  # the op, then the core's files by concept
 

@@ -18,11 +18,11 @@ def results() -> list[ExerciseResult]:
                CaseResult("test_exp_walk", "failed", "exp is wrong", "exp is wrong"),
                CaseResult("test_ok", "passed")]
     return [
-        ExerciseResult(1, "ex01_mul_sum", "Mul and Sum as Functions", "passed", "all 1 tests passed", 0.5, 1,
+        ExerciseResult("U1.1", "ex01_mul_sum", "Mul and Sum as Functions", "passed", "all 1 tests passed", 0.5, 1,
                        [CaseResult("test_ok", "passed")]),
-        ExerciseResult(2, "ex02_activations", "Tanh, Exp and Sigmoid backward", "failed", LONG[:199] + "…", 0.7, 3,
+        ExerciseResult("U1.2", "ex02_activations", "Tanh, Exp and Sigmoid backward", "failed", LONG[:199] + "…", 0.7, 3,
                        failing, details=LONG),
-        ExerciseResult(3, "ex03_topo_order", "Reverse topological order", "failed", "to do: implement topo_order",
+        ExerciseResult("U2.1", "ex03_topo_order", "Reverse topological order", "failed", "to do: implement topo_order",
                        0.5, 1, [CaseResult("test_a", "failed", "to do: implement topo_order")],
                        details="to do: implement topo_order"),
     ]
@@ -31,7 +31,7 @@ def results() -> list[ExerciseResult]:
 def test_the_table_has_a_row_per_exercise_cut_at_the_width() -> None:
     lines = reporting.table(results(), width=100).splitlines()
     assert len(lines) == 2 + 3 and all(len(line) <= 100 for line in lines)
-    assert lines[2].startswith(" 1  Mul and Sum as Functions") and lines[2].endswith("1/1")
+    assert lines[2].startswith("U1.1  Mul and Sum as Functions") and lines[2].endswith("1/1")
     assert lines[3].endswith("…") and " failed " in lines[3] and "1/3" in lines[3]
 
 
@@ -41,18 +41,18 @@ def test_the_whole_diagnosis_is_printed_wrapped_under_the_table() -> None:
     assert lines[-1] == "1/3 exercises passed"
     below = text.split("\n\n")[1]
     assert "add -v" not in reporting.render(results()[:1])
-    assert below.startswith("Exercise 2, Tanh, Exp and Sigmoid backward:\n  test_tanh_walk:\n")
+    assert below.startswith("Exercise U1.2, Tanh, Exp and Sigmoid backward:\n  test_tanh_walk:\n")
     assert " ".join(below.split()).endswith(" ".join(LONG.split()) + " (1 more failing test(s))")
     assert lines[-3:] == ["(add -v to list every failing test)", "", "1/3 exercises passed"]
     assert all(len(line) <= 100 for line in lines)
-    assert "Exercise 3" not in text  # its row showed all there is to say
-    assert "Exercise 3" not in reporting.render(results(), width=40)  # a stub: "to do" is all there is to say
+    assert "Exercise U2.1" not in text  # its row showed all there is to say
+    assert "Exercise U2.1" not in reporting.render(results(), width=40)  # a stub: "to do" is all there is to say
 
 
 def test_verbose_lists_every_failing_test() -> None:
     text = reporting.diagnoses(results(), width=100, verbose=True)
     assert "test_tanh_walk:" in text and "test_exp_walk:" in text and "exp is wrong" in text
-    assert "test_ok" not in text and "Exercise 3, Reverse topological order:\n  test_a:" in text
+    assert "test_ok" not in text and "Exercise U2.1, Reverse topological order:\n  test_a:" in text
 
 
 def test_a_diagnosis_keeps_its_own_line_breaks() -> None:
@@ -67,7 +67,7 @@ def test_the_json_report_lists_every_test(tmp_path: Path) -> None:
     path = tmp_path / "out" / "report.json"
     reporting.write_report(path, reporting.report(results(), tmp_path, 4))
     data = json.loads(path.read_text())
-    assert data["passed"] == 1 and data["total"] == 3 and data["timeout_s"] == 4
+    assert data["passed"] == 1 and data["total"] == 3 and data["timeout_s"] == 4 and data["tests"] == "public"
     second = data["exercises"][1]
-    assert second["number"] == 2 and second["status"] == "failed" and second["tests_total"] == 3
+    assert second["id"] == "U1.2" and second["status"] == "failed" and second["tests_total"] == 3
     assert second["details"] == LONG and {"name", "outcome", "message", "details"} <= set(second["tests"][0])

@@ -1,11 +1,12 @@
-"""One exercise's pristine tests against a student's module (micrograd2/exercises/runner.py), and its JSON report.
+"""One exercise's tests against a student's module (micrograd2/exercises/runner.py), and its JSON report.
 
 It proves that ``import_problem`` says how to restore a missing file and names an error at import with file
 and line; that ``explain`` lets a ``Mistake`` speak for itself and gives any other error its place in the
 student's workspace, its type and its message (a syntax error with the offending line); that
-``python -m micrograd2.exercises.runner N WORKSPACE REPORT.json`` writes a finished report with one entry per
-pristine test (all passed on the reference solution, each stub's "implement ..." on the stub); and that a
-wrong command line is answered with its usage and exit code 2.
+``python -m micrograd2.exercises.runner ID WORKSPACE REPORT.json`` writes a finished report with one entry per
+public test (all passed on the model solution, each stub's "implement ..." on the stub), and with
+``--tests DIR`` one per hidden test of DIR; and that a wrong command line is answered with its usage and
+exit code 2.
 """
 from __future__ import annotations
 
@@ -22,10 +23,11 @@ from micrograd2.exercises import catalog, harness, runner, stubs
 from micrograd2.exercises.harness import Mistake
 
 ROOT = Path(__file__).resolve().parent.parent
+TEACHER = Path(__file__).resolve().parent / "teacher"
 
 
 def test_a_missing_file_is_an_error_that_says_how_to_restore_it(tmp_path: Path) -> None:
-    problem = runner.import_problem(catalog.get(5), tmp_path)
+    problem = runner.import_problem(catalog.get("U5.1"), tmp_path)
     assert problem is not None and problem.startswith("ex05_grad_accumulation.py is missing from")
     assert "micrograd2 exercise start --force" in problem
 
@@ -33,7 +35,7 @@ def test_a_missing_file_is_an_error_that_says_how_to_restore_it(tmp_path: Path) 
 def test_an_error_at_import_is_named_with_file_and_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(harness.WORKSPACE_ENV, str(tmp_path))
     monkeypatch.setattr(sys, "path", list(sys.path))  # the student's folder joins sys.path
-    exercise = catalog.get(5)
+    exercise = catalog.get("U5.1")
     (tmp_path / exercise.filename).write_text("import math\n\nRATE = 1 / 0\n")
     assert runner.import_problem(exercise, tmp_path) == (
         "ex05_grad_accumulation.py:3: ZeroDivisionError while importing ex05_grad_accumulation.py: division by zero")
@@ -57,35 +59,57 @@ def test_explain_gives_a_mistake_as_it_is_and_other_errors_their_place_type_and_
     sys.modules.pop("student_for_explain")
 
 
-def runner_report(number: int, workspace: Path, report: Path) -> dict:
-    """``python -m micrograd2.exercises.runner N WORKSPACE REPORT`` as the grader starts it; the report it wrote."""
+def runner_report(key: str, workspace: Path, report: Path, *more: str) -> dict:
+    """``python -m micrograd2.exercises.runner ID WORKSPACE REPORT`` as the grader starts it; the report it wrote."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env.pop("PYTEST_ADDOPTS", None)
-    done = subprocess.run([sys.executable, "-m", "micrograd2.exercises.runner", str(number), str(workspace),
-                           str(report)], capture_output=True, text=True, env=env, timeout=120)
+    done = subprocess.run([sys.executable, "-m", "micrograd2.exercises.runner", key, str(workspace),
+                           str(report), *more], capture_output=True, text=True, env=env, timeout=120)
     assert done.returncode == 0, done.stderr
     return json.loads(report.read_text())
 
 
 def test_a_run_writes_a_finished_report_with_every_test(tmp_path: Path) -> None:
     stubs.make_workspace(tmp_path / "ws")
-    exercise = catalog.get(7)
-    on_stub = runner_report(7, tmp_path / "ws", tmp_path / "stub.json")
-    shutil.copy(exercise.source, tmp_path / "ws" / exercise.filename)
-    solved = runner_report(7, tmp_path / "ws", tmp_path / "solved.json")
+    exercise = catalog.get("U5.3")
+    on_stub = runner_report("7", tmp_path / "ws", tmp_path / "stub.json")  # an alias works too
+    shutil.copy(TEACHER / "solutions" / exercise.filename, tmp_path / "ws" / exercise.filename)
+    solved = runner_report("U5.3", tmp_path / "ws", tmp_path / "solved.json")
     names = [t["name"] for t in solved["tests"]]
     assert len(names) == exercise.test_file.read_text().count("\ndef test_") >= 4
     for report in (on_stub, solved):
-        assert (report["number"], report["finished"], report["timed_out"], report["import_error"]) == (
-            7, True, False, None)
+        assert (report["id"], report["finished"], report["timed_out"], report["import_error"]) == (
+            "U5.3", True, False, None)
         assert report["running"] is None and [t["name"] for t in report["tests"]] == names
     assert [t["outcome"] for t in solved["tests"]] == ["passed"] * len(names) and solved["exit_code"] == 0
     assert all(t["outcome"] == "failed" for t in on_stub["tests"]) and on_stub["exit_code"] == 1
-    assert any(f"{exercise.filename}:" in t["message"] and "NotImplementedError: Exercise 7: " in t["message"]
+    assert any(f"{exercise.filename}:" in t["message"] and "NotImplementedError: Exercise U5.3: " in t["message"]
                for t in on_stub["tests"])
     assert not (tmp_path / "solved.partial").exists()  # written whole, then moved into place
 
 
+def test_hidden_tests_replace_the_public_ones(tmp_path: Path) -> None:
+    stubs.make_workspace(tmp_path / "ws")
+    exercise = catalog.get("U5.3")
+    shutil.copy(TEACHER / "solutions" / exercise.filename, tmp_path / "ws" / exercise.filename)
+    hidden = runner_report("U5.3", tmp_path / "ws", tmp_path / "hidden.json", "--tests", str(TEACHER / "hidden"))
+    assert [t["name"] for t in hidden["tests"]] == ["test_hypot_of_a_pythagorean_triple",
+                                                    "test_square_and_double_twice"]
+    assert [t["outcome"] for t in hidden["tests"]] == ["passed", "passed"] and hidden["exit_code"] == 0
+    none = runner_report("U2.1", tmp_path / "ws", tmp_path / "none.json", "--tests", str(TEACHER / "hidden"))
+    assert none["import_error"].endswith("holds no test_ex03_topo_order*.py for exercise U2.1") and not none["tests"]
+
+
+def test_a_missing_module_fails_each_test_with_where_it_looked(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(harness.WORKSPACE_ENV, raising=False)
+    with pytest.raises(harness.MissingModule) as caught:
+        harness.load_student("ex01_mul_sum", str(tmp_path / "tests" / "test_ex01_mul_sum.py"))
+    assert runner.explain(caught.value, tmp_path) == (f"ex01_mul_sum.py is missing from {tmp_path}: this exercise "
+                                                      "fails until it is there (`micrograd2 exercise start --force "
+                                                      "DIR` writes fresh stubs)")
+
+
 def test_a_wrong_command_line_gets_its_usage_and_exit_code_2(capsys: pytest.CaptureFixture[str]) -> None:
-    assert runner.main(["7"]) == 2
-    assert capsys.readouterr().err.startswith("usage: python -m micrograd2.exercises.runner N WORKSPACE REPORT.json")
+    assert runner.main(["7"]) == 2 and runner.main(["7", "ws", "r.json", "--tests"]) == 2
+    assert capsys.readouterr().err.startswith("usage: python -m micrograd2.exercises.runner ID WORKSPACE REPORT.json")

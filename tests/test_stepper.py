@@ -7,7 +7,9 @@ frames past MAX_FRAMES, and step with its buttons, the arrow keys, Home and End
 in headless Chromium.  There, at 1024 and 1400 px wide, the article's block 2
 and an MLP(2, [3, 1]) step are measured: no text under 10 px, no line of
 narration cut, the page never wider than the window, the visited node and its
-gradients in view (and block 2's whole graph).
+gradients in view (and block 2's whole graph).  Every frame of a pass draws each
+node at the same place and size (in the SVG, and on the screen), and the
+narration starts at the same place in every frame, even across passes.
 """
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ import os
 import re
 import shutil
 import warnings
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -44,6 +47,32 @@ def frames(page: str) -> list[tuple[str, str]]:
     return re.findall(r'<section class="frame" data-step="(\d+)"[^>]*>(.*?)</section>', page, re.S)
 
 
+def tanh_trace() -> Tracer:
+    """A pass whose leaf goes from "grad None" to a many-digit gradient; edges carry long ones."""
+    with mg.trace() as t:
+        x = mg.Value(2.0, requires_grad=True, label="x")
+        (x * x * 3.25 + x).tanh().backward()
+    return t
+
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def geometry(svg: str, texts: bool) -> dict[str, object]:
+    """Where an SVG frame draws things: its size, its graph's transform, and each node's shapes
+    (polygon points, ellipse centre and radii) and, with ``texts``, its texts' places, by title."""
+    root = ET.fromstring(svg)
+    found: dict[str, object] = {"svg": (root.get("width"), root.get("height"), root.get("viewBox")),
+                                "transform": root.find(f"{SVG}g").get("transform")}
+    for g in root.iter(f"{SVG}g"):
+        if g.get("class") == "node":
+            shapes = [(e.tag, e.get("points"), e.get("cx"), e.get("cy"), e.get("rx"), e.get("ry"))
+                      for e in g if e.tag in (f"{SVG}polygon", f"{SVG}ellipse")]
+            where = [(t.get("x"), t.get("y")) for t in g.iter(f"{SVG}text")] if texts else []
+            found[g.find(f"{SVG}title").text] = (shapes, where)
+    return found
+
+
 def test_page_is_self_contained_with_one_frame_per_step(tmp_path: Path) -> None:
     path = stepper(block2_trace(), tmp_path / "block2.html")
     page = Path(path).read_text()
@@ -57,6 +86,25 @@ def test_page_is_self_contained_with_one_frame_per_step(tmp_path: Path) -> None:
         assert f"step {step}   " in body  # the narration of that step
         assert "backward pass 1 from z = 23.0" in body
     assert "x[1]: 1.0 × w[1] (5.0) = 5.0" in found[1][1] and "x[1]: 1.0" not in found[2][1]
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="needs Graphviz's dot")
+@pytest.mark.parametrize("view", ["autograd", "value"])
+def test_every_frame_draws_each_node_at_the_same_place_and_size(tmp_path: Path, view: str) -> None:
+    page = Path(stepper(tanh_trace(), tmp_path / "tanh.html", view=view)).read_text()
+    found = frames(page)
+    pictures = [re.search(r"<svg\b.*?</svg>", body, re.S).group(0) for _, body in found]
+    assert len(pictures) == 4
+    assert "grad None" in pictures[0] and "grad None" not in pictures[-1]  # the leaf's text grows
+    assert all(re.search(r'<text [^>]*fill="red"[^>]*>grad ', p) for p in pictures[:-1])  # on edges
+    # a box's text is centred in it, so it stays too; the value view's record (label | data | grad)
+    # shares its width among its fields by their text, so the lines between them may move inside it
+    first = geometry(pictures[0], texts=view == "autograd")
+    assert len(first) > 6
+    for step, picture in zip([s for s, _ in found][1:], pictures[1:]):
+        now = geometry(picture, texts=view == "autograd")
+        moved = sorted(n for n in first.keys() | now.keys() if first.get(n) != now.get(n))
+        assert moved == [], f"step {step} ({view} view) moves or resizes {moved}"
 
 
 def test_each_frame_has_a_legend_of_what_it_shows_and_says_which_way_arrows_point(tmp_path: Path) -> None:
@@ -272,5 +320,86 @@ def test_a_large_graph_pans_by_dragging_and_zooms_out_to_the_whole(tmp_path: Pat
         assert m["outside"] == []  # the whole graph in view (its text is then small: the reader asked)
         driver.find_element(By.ID, "zoom-reset").click()
         assert driver.execute_script(MEASURE)["small"] == []
+    finally:
+        driver.quit()
+
+
+# Where the frame shown puts its parts, in CSS pixels: the narration's box, the graph's pane, the
+# legend, and each node's box relative to the picture (the pane scrolls to the visited node).
+PLACES = """
+var frame = Array.prototype.find.call(document.querySelectorAll('.frame'),
+                                      function (f) { return !f.hidden; });
+function box(el, from) {
+  var r = el.getBoundingClientRect(), o = from ? from.getBoundingClientRect() : {left: 0, top: 0};
+  return [r.left - o.left, r.top - o.top, r.width, r.height].map(function (v) {
+    return Math.round(v * 100) / 100;
+  });
+}
+var svg = frame.querySelector('.graph svg'), nodes = {};
+svg.querySelectorAll('g.node').forEach(function (g) {  // its box (its text may be wider here)
+  var shape = g.querySelector('polygon, ellipse');
+  if (shape) { nodes[g.querySelector('title').textContent] = box(shape, svg); }
+});
+return {narration: box(frame.querySelector('.narration')), pane: box(frame.querySelector('.graph')),
+        legend: box(frame.querySelector('.legend')), header: box(document.querySelector('header')),
+        nodes: nodes, beside: !frame.classList.contains('stacked')};
+"""
+
+
+def near(a: list[float] | None, b: list[float] | None) -> bool:
+    """The same box, up to the browser's rounding of scrolled positions (a twentieth of a pixel)."""
+    return (a is not None and b is not None and len(a) == len(b)
+            and all(abs(x - y) <= 0.05 for x, y in zip(a, b)))
+
+
+def two_passes_trace(wide: bool) -> Tracer:
+    """Two backward passes of different graphs: a small one, then a larger (``wide``: far wider)."""
+    with mg.trace() as t:
+        x = mg.Value(2.0, requires_grad=True, label="x")
+        (x * 3.0).backward()
+        ((x * x * 3.25 + x).tanh() if wide else (x * -7.5 + x)).backward()
+    return t
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(CHROMIUM is None or CHROMEDRIVER is None or shutil.which("dot") is None,
+                    reason="needs Chromium, chromedriver and Graphviz's dot")
+@pytest.mark.parametrize("width, height", [(1024, 768), (1400, 900)])
+def test_the_narration_and_the_boxes_stay_put_from_frame_to_frame(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, width: int, height: int) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    pages = [(Path(stepper(tanh_trace(), tmp_path / "tanh.html")), True),
+             (Path(stepper(mlp_trace(), tmp_path / "mlp.html")), True),
+             (Path(stepper(block2_trace(), tmp_path / "block2.html")), True),
+             (Path(stepper(two_passes_trace(wide=True), tmp_path / "two.html")), False),  # 2 graphs
+             (Path(stepper(two_passes_trace(wide=False), tmp_path / "two_small.html")), False)]
+    layouts = set()
+    driver = chromium(tmp_path, monkeypatch)
+    try:
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                               {"width": width, "height": height, "deviceScaleFactor": 1,
+                                "mobile": False})
+        for path, one_graph in pages:
+            driver.get(path.as_uri())
+            body = driver.find_element(By.TAG_NAME, "body")
+            count = len(driver.find_elements(By.CSS_SELECTOR, ".frame"))
+            body.send_keys(Keys.HOME)
+            first = driver.execute_script(PLACES)
+            layouts.add(first["beside"])
+            for k in range(1, count):
+                body.send_keys(Keys.ARROW_RIGHT)
+                now = driver.execute_script(PLACES)
+                where = f"{path.name} frame {k + 1} of {count} at {width} px"
+                for part in ("narration", "pane", "legend", "header"):
+                    n = 3 if part == "narration" else 4  # the narration's height is its own
+                    was, is_ = first[part][:n], now[part][:n]
+                    assert near(is_, was), f"the {part} moves in {where}: {was} -> {is_}"
+                if one_graph:
+                    moved = [(n, box, now["nodes"].get(n)) for n, box in first["nodes"].items()
+                             if not near(box, now["nodes"].get(n))]
+                    assert moved == [], f"boxes move in {where}: {moved}"
+        assert layouts == ({False, True} if width == 1400 else {False})  # beside the text, above it
     finally:
         driver.quit()

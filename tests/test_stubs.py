@@ -2,9 +2,11 @@
 
 It proves that ``strip_solutions`` replaces each ``# BEGIN SOLUTION``/``# END SOLUTION`` block by one
 ``raise NotImplementedError`` naming the method (or the block's own words) and refuses unbalanced markers; that
-every exercise's stub compiles, raises for its exercise and holds no line of the solution; and that a workspace
-holds the stubs, the pristine tests, a README and a pytest.ini, refuses to overwrite, and with ``force`` writes
-fresh stubs while keeping the student's other files.
+the shipped stubs are the ones made from the model solutions (tests/teacher/solutions/, not installed), and
+``python -m micrograd2.exercises.stubs --check`` says so; that every exercise's stub compiles, raises for its
+exercise and holds no line of the solution; and that a workspace holds the stubs, the public tests, a README
+and a pytest.ini, refuses to overwrite, and with ``force`` writes fresh stubs while keeping the student's
+other files.
 """
 from __future__ import annotations
 
@@ -15,6 +17,8 @@ import pytest
 from micrograd2.exercises import catalog, stubs
 
 EXERCISES = catalog.EXERCISES
+SOLUTIONS = Path(__file__).resolve().parent / "teacher" / "solutions"
+CUT = [e for e in EXERCISES if (SOLUTIONS / e.filename).is_file()]  # every exercise but U0's paper ones
 
 
 def test_strip_solutions_replaces_each_block_by_one_raise_naming_the_method() -> None:
@@ -33,9 +37,9 @@ def test_strip_solutions_replaces_each_block_by_one_raise_naming_the_method() ->
         "    # END SOLUTION\n"
         "    return y\n"
     )
-    stub = stubs.strip_solutions(source, 4)
-    assert 'raise NotImplementedError("Exercise 4: implement Mul.forward")' in stub
-    assert '    raise NotImplementedError("Exercise 4: compute y from x")\n    return y\n' in stub
+    stub = stubs.strip_solutions(source, "U2.2")
+    assert 'raise NotImplementedError("Exercise U2.2: implement Mul.forward")' in stub
+    assert '    raise NotImplementedError("Exercise U2.2: compute y from x")\n    return y\n' in stub
     assert "a * b" not in stub and "y = x" not in stub and "SOLUTION" not in stub
     assert stubs.solution_lines(source) == ["return a * b", "y = x"]
 
@@ -47,15 +51,27 @@ def test_strip_solutions_replaces_each_block_by_one_raise_naming_the_method() ->
 ])
 def test_strip_solutions_rejects_unbalanced_markers(source: str, problem: str) -> None:
     with pytest.raises(ValueError, match=problem):
-        stubs.strip_solutions(source, 1)
+        stubs.strip_solutions(source, "U1.1")
 
 
-@pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.name)
+def test_every_exercise_but_the_paper_ones_has_a_model_solution_outside_the_package() -> None:
+    assert {e.id for e in EXERCISES if e not in CUT} <= {e.id for e in EXERCISES if e.unit == "U0"}
+    assert not list(catalog.SOURCES.rglob("*solution*")) and stubs.BEGIN not in "".join(
+        p.read_text(encoding="utf-8") for p in catalog.SOURCES.glob("*.py"))
+
+
+def test_the_shipped_stubs_are_made_from_the_model_solutions(capsys: pytest.CaptureFixture[str]) -> None:
+    assert stubs.stale_stubs(SOLUTIONS) == []
+    assert stubs.main([str(SOLUTIONS), "--check"]) == 0
+    assert capsys.readouterr().out == "0 stub(s) out of date\n"
+
+
+@pytest.mark.parametrize("exercise", CUT, ids=lambda e: e.name)
 def test_each_stub_compiles_raises_for_its_exercise_and_holds_no_solution(exercise: catalog.Exercise) -> None:
-    source = exercise.source.read_text(encoding="utf-8")
+    source = (SOLUTIONS / exercise.filename).read_text(encoding="utf-8")
     stub = stubs.stub(exercise)
     compile(stub, exercise.filename, "exec")
-    assert f'raise NotImplementedError("Exercise {exercise.number}: ' in stub
+    assert f'raise NotImplementedError("Exercise {exercise.id}: ' in stub
     assert "SOLUTION" not in stub
     blocks = source.count(stubs.BEGIN)
     assert blocks >= 1 and stub.count("raise NotImplementedError(") == blocks
@@ -90,5 +106,5 @@ def test_a_workspace_holds_stubs_tests_readme_and_ini_but_no_solution(tmp_path: 
     (tmp_path / "class1" / "ex01_mul_sum.py").write_text("edited")
     stubs.make_workspace(tmp_path / "class1", force=True)
     assert (tmp_path / "class1" / "notes.txt").read_text() == "mine"
-    assert (tmp_path / "class1" / "ex01_mul_sum.py").read_text() == stubs.stub(catalog.get(1))
+    assert (tmp_path / "class1" / "ex01_mul_sum.py").read_text() == stubs.stub(catalog.get("U1.1"))
 

@@ -13,10 +13,11 @@ away: hooks (``hooks.py``), custom Functions' outputs (``custom.py``), ``autogra
 """
 from __future__ import annotations
 
+import functools
 import heapq
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
-from . import anomaly, capture, custom, events, grad_mode, hooks, messages
+from . import anomaly, capture, custom, events, grad_mode, holes, hooks, messages
 from .hooks import HOOKS, REGISTERED
 from .node import FREED, AccumulateGrad, Engine, Gradient, Node, Walker, gradient_node
 
@@ -50,6 +51,8 @@ def _walk_for(engine: type[Engine], captures: dict[Node, int] | None) -> Walker:
 
     The speed layer's (an engine's ``_unwatched_walk``) runs a pass that nothing watches: no
     hooks, tracer, anomaly mode or ``autograd.grad``."""
+    if holes.ON and (walk := holes.fill("walk", engine)):  # a student's (holes.py)
+        return functools.partial(student_walk, walk)
     watched = captures is not None or events.listening or anomaly.enabled or bool(REGISTERED)
     return reference_walk if watched else engine._unwatched_walk or reference_walk
 
@@ -91,7 +94,9 @@ class Walk:
         self.captured: dict[Node, Gradient] = {}
         roots = [node for node, _, _ in starts]
         self.runs = None if captures is None else capture.on_paths(roots, captures)  # None: all
-        self.deps = count_dependencies(roots, self.runs)
+        count = holes.fill("count_dependencies", engine) if holes.ON else None  # (holes.py)
+        self.deps = (count(roots) if count and captures is None
+                     else count_dependencies(roots, self.runs))
         self.buffer: dict[Node, Gradient] = {}  # gradients waiting for more edges, or their visit
         for node, nr, grad in starts:  # a seed is a gradient too
             self.deliver(node, nr, grad)
@@ -177,6 +182,57 @@ class Walk:
         return not self.runs[node]  # no other input lies beyond it
 
 
+# NOTE [A student's walk and nodes of several outputs]
+# A student's walk sums what each edge delivers into a node, ``buffer[nxt] + grad``, and hands the
+# total to ``visit``.  A node of several outputs (``unbind``, a custom Function returning two) needs
+# one sum per output instead.  So what ``visit`` returns along an edge into such a node is an
+# ``OutputGradients``: the gradient in its output's slot, ``None`` in the others, added slot by
+# slot.  The student's ``+`` then keeps the outputs apart, and ``visit`` unpacks the slots again.
+class OutputGradients(tuple):  # type: ignore[type-arg]
+    """One gradient per output of a node of several outputs; ``+`` adds slot by slot."""
+
+    def __add__(self, other: object) -> OutputGradients:
+        if not isinstance(other, OutputGradients):
+            return NotImplemented
+        return OutputGradients(b if a is None else a if b is None else a + b
+                               for a, b in zip(self, other))
+
+    __radd__ = __add__
+
+    @classmethod
+    def one(cls, node: Any, nr: int, grad: Gradient) -> OutputGradients:
+        """``grad`` in output ``nr``'s slot of ``node``, ``None`` in the others."""
+        return cls(grad if k == nr else None for k in range(len(node.outputs)))
+
+
+def student_walk(walk: Callable[..., object], engine: type[Engine], starts: list[Start],
+                 retain_graph: bool, captures: dict[Node, int] | None,
+                 pass_no: int) -> dict[Node, Gradient]:
+    """One backward pass by a student's ``walk(roots, grads, visit)`` (docs/course.md).
+
+    It calls the core's own ``Walk.visit``: hooks, events, anomaly checks and freeing stay the
+    core's, and the tracer sees the student's order."""
+    core = Walk(engine, starts, retain_graph, captures, pass_no)
+
+    def rounded(node: Node, grad: Gradient) -> Gradient:  # as ``Walk.add`` rounds a sum
+        return None if grad is None else engine._round_gradient(grad, node._dtype)
+
+    def visit(node: Node, grad: Gradient) -> tuple[Gradient, ...]:
+        if core.runs is not None and node not in core.runs:  # off autograd.grad's paths
+            return (None,) * len(node._next_nodes)
+        if isinstance(grad, OutputGradients):
+            grad = [rounded(node, g) for g in grad]
+        grads = core.visit(node, rounded(node, grad) if not isinstance(grad, list) else grad)
+        return tuple(  # NOTE [A student's walk and nodes of several outputs]
+            OutputGradients.one(nxt, nr, g) if g is not None and nxt is not None and nxt._several
+            else g for g, nxt, nr in zip(grads, node._next_nodes, node._next_nrs))
+
+    seeds = [OutputGradients.one(node, nr, grad) if node._several else grad
+             for node, nr, grad in starts]
+    walk([node for node, _, _ in starts], seeds, visit)
+    return core.captured
+
+
 def checked(node: Any, grads: Gradient | tuple[Gradient, ...]) -> tuple[Gradient, ...]:
     """What ``node``'s backward returned, as a tuple of one gradient per input (or an error)."""
     if type(grads) is not tuple:  # one input: a bare gradient is allowed
@@ -197,7 +253,8 @@ def accumulate_into(variable: Variable, grad: Gradient, node: Node | None) -> No
     old = variable._grad
     if events.listening and old is not None and not isinstance(old, float):
         old = old._snapshot()  # the add may write into it: NOTE [A .grad added to in place]
-    new = variable._grad = variable._accumulate(grad)
+    new = variable._grad = (holes.accumulate(variable, grad) if holes.ON  # a student's (holes.py)
+                            else variable._accumulate(grad))
     if events.listening:
         events.emit("accumulate", node=node, variable=variable, old=old, new=new)
     if REGISTERED and node is not None and node in HOOKS:  # register_post_accumulate_grad_hook

@@ -23,7 +23,7 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable
 
-from . import anomaly, custom, events, grad_mode, messages
+from . import anomaly, custom, events, grad_mode, holes, messages
 from .node import (
     FREED,
     OUTPUT,
@@ -232,6 +232,8 @@ class Function:
             out = custom.outputs(ctx, raw, inputs, args, variables[0], dtype, record)
         else:
             out = variables[0]._wrap(raw, dtype, ctx if record else None)  # the first's kind
+            if holes.ON:  # a student's engine decides what is recorded (holes.py)
+                record = holes.record(cls, inputs, out, ctx, record)
             if record:
                 ctx._record(out, inputs, args, raw, dtype)
         if events.listening:

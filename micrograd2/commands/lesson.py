@@ -22,6 +22,7 @@ import click
 
 from ..tracing.narrate import VERBOSITIES, use_color
 from .diagram import graph_option, html_option, refused_page, too_long
+from .engine import closing_line, engine_option
 from .lesson_cells import Header, Printer, header, run_script
 from .reference import reference_option
 from .trace import warnings_in_one_line
@@ -143,6 +144,7 @@ class Options:
     color: bool = False
     graph: Path | None = None
     html: Path | None = None
+    interactive: bool = False  # predictions wait for the student's answer
 
 
 @dataclass
@@ -164,9 +166,12 @@ class Ran:
 @graph_option("the lesson (its last show_graph)")
 @html_option("the lesson's backward passes")
 @click.option("--no-color", is_flag=True, help="Plain text, no ANSI colours.")
+@click.option("--interactive", is_flag=True,
+              help="Wait for your answer to each prediction the lesson asks for (predictions.json).")
 @reference_option()
+@engine_option()
 def run(which: int | str | Path, verbosity: str, no_trace: bool, as_json: bool, graph: Path | None,
-        html: Path | None, no_color: bool) -> None:
+        html: Path | None, no_color: bool, interactive: bool) -> None:
     """Run lesson N, all of them, or a lesson file of yours, cell by cell and narrated.
 
     Each result is checked (against PyTorch run live where it is installed); exit 1 if a check fails.
@@ -179,7 +184,8 @@ def run(which: int | str | Path, verbosity: str, no_trace: bool, as_json: bool, 
         for target in targets:
             tag = target if isinstance(target, int) else None
             options = Options(verbosity, not no_trace, as_json, color and not as_json,
-                              _numbered(graph, tag, len(targets)), _numbered(html, tag, len(targets)))
+                              _numbered(graph, tag, len(targets)), _numbered(html, tag, len(targets)),
+                              interactive=interactive)
             done.append(_run_one(target, options))
     except KeyboardInterrupt:
         _stopped(done, len(targets))
@@ -212,7 +218,7 @@ def _run_cells(path: Path, text: str, about: Header, name: str, options: Options
     from ..lessons.narration import CellNarrator
 
     session = tools.start_session(json=options.json, color=options.color, stream=sys.stdout, strict=False,
-                                  lesson=about.number)
+                                  lesson=about.number, interactive=options.interactive)
     html_trace = None
     if options.html is not None:
         import micrograd2 as mg
@@ -234,6 +240,10 @@ def _run_cells(path: Path, text: str, about: Header, name: str, options: Options
         first = session.failures[0]
         ran.problem = (f"{name}: {len(session.failures)} of {len(session.checks)} checks fail "
                        f"(first: {first.label}: got {first.got}, expected {first.expected})")
+    engine = closing_line()  # on a student's engine: the holes that differ from the reference
+    if engine:
+        before = f"{ran.problem};" if ran.problem else f"{name}: checks pass, but"
+        ran.problem = f"{before} {engine}"
     return ran, html_trace, session
 
 

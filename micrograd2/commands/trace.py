@@ -25,6 +25,7 @@ import click
 from ..tracing import Pass, Tracer, format_value, trace
 from ..tracing.narrate import VERBOSITIES, narrate
 from .diagram import graph_option, html_option, refused_page, too_long
+from .engine import closing_line, engine_option
 from .reference import reference_option
 
 _PACKAGE = str(Path(__file__).resolve().parents[1])
@@ -149,6 +150,7 @@ def user_traceback(exc: BaseException) -> str:
 @graph_option("the script's first backward pass")
 @html_option("the script's first backward pass")
 @reference_option()
+@engine_option()
 @click.pass_context
 def command(ctx: click.Context, script: Path, script_args: tuple[str, ...], verbosity: str, no_color: bool,
             as_json: bool, graph: Path | None, html: Path | None) -> None:
@@ -179,6 +181,9 @@ def command(ctx: click.Context, script: Path, script_args: tuple[str, ...], verb
         click.echo(f"({script.name} ran no backward pass: nothing to narrate)", err=True)
     if (graph or html) and not narrator.drawn:
         click.echo(f"({script.name} finished no backward pass: no graph or page written)", err=True)
+    engine = closing_line()  # on a student's engine (--engine): the holes that differ
+    if engine:
+        click.echo(engine, err=True)
     if error is not None:
         click.echo(user_traceback(error), err=True)
         ctx.exit(1)

@@ -1,8 +1,15 @@
-"""The list of classroom exercises: number, module, title, lesson, goal and hints (in increasing detail).
+"""The list of classroom exercises, by unit: id, module, title, lesson, goal, hints and alias.
 
-Each exercise ``N`` has one solution-bearing source, ``sources/exNN_name.py``
-(the stub a student gets is made from it by ``stubs.py``), and one pristine
-test file, ``tests/test_exNN_name.py``, marked ``exN`` for pytest.
+NOTE [Declaring an exercise]
+A unit is one ``Unit(...)`` in ``UNITS`` (U0 on paper … U5 the capstone); an
+exercise is one ``Exercise(unit, index, module, title, lesson, goal, hints)``
+in ``EXERCISES``, kept in unit order.  Its id is ``"<unit>.<index>"``
+(``"U2.1"``); ``alias`` is its number from before the units (1-9), so
+``exercise check 3`` still means U2.1.  Each exercise has a stub,
+``sources/<module>.py`` (generated from the model solution, which is not
+installed: ``stubs.py``), and one public test file ``tests/test_<module>.py``
+marked ``<unit>`` and ``<unit>_<index>`` for pytest (``pytest -m u2_1``).
+A unit without exercises is not listed anywhere.
 """
 from __future__ import annotations
 
@@ -10,52 +17,118 @@ from dataclasses import dataclass
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-SOURCES = HERE / "sources"
+SOURCES = HERE / "sources"  # the stubs a workspace gets (no solution in them)
 TESTS = HERE / "tests"
 PYTEST_INI = HERE / "pytest.ini"
 README_TEMPLATE = HERE / "WORKSPACE_README.md"
 
 
 @dataclass(frozen=True)
-class Exercise:
-    """One exercise: what the student writes, after which lesson, and hints from gentle to explicit."""
+class Unit:
+    """One unit of the course: ``U2``, its theme and the hours it is planned for."""
 
-    number: int
+    key: str
+    theme: str
+    hours: float
+
+
+UNITS: tuple[Unit, ...] = (
+    Unit("U0", "on paper: gradients by hand, forward vs reverse mode", 2),
+    Unit("U1", "record: Functions, ctx and what forward saves", 5),
+    Unit("U2", "walk: topological order, backprop, accumulation", 7),
+    Unit("U3", "tensors: broadcasting, reductions, matmul's VJP", 7),
+    Unit("U4", "beyond: higher order, hooks, checkpointing, forward mode", 4),
+    Unit("U5", "capstone: training on your own engine", 7),
+)
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One exercise: its unit and place in it, what the student writes, after which lesson, and
+    hints from gentle to explicit (``alias``: its number from before the units)."""
+
+    unit: str
+    index: int
     name: str  # the module the student edits, e.g. "ex01_mul_sum"
     title: str
     lesson: int
     goal: str
     hints: tuple[str, ...]
+    alias: int | None = None
+
+    @property
+    def id(self) -> str:
+        """``U2.1``: how the CLI, the table and the JSON report name it."""
+        return f"{self.unit}.{self.index}"
 
     @property
     def marker(self) -> str:
-        """The pytest marker of its tests: ``pytest -m ex3``."""
-        return f"ex{self.number}"
+        """The pytest marker of its tests: ``pytest -m u2_1``."""
+        return f"{self.unit.lower()}_{self.index}"
+
+    @property
+    def unit_marker(self) -> str:
+        """The pytest marker of its unit's tests: ``pytest -m u2``."""
+        return self.unit.lower()
 
     @property
     def filename(self) -> str:
         return f"{self.name}.py"
 
     @property
-    def source(self) -> Path:
-        """The solution-bearing source (never copied to a workspace as it is)."""
+    def stub_file(self) -> Path:
+        """The stub a workspace gets (the model solution is not installed)."""
         return SOURCES / self.filename
 
     @property
     def test_file(self) -> Path:
-        """The pristine tests the grader runs."""
+        """The public tests the grader runs."""
         return TESTS / f"test_{self.filename}"
 
     @property
     def test_count(self) -> int:
-        """How many tests its pristine test file holds."""
-        lines = self.test_file.read_text(encoding="utf-8").splitlines()
-        return sum(line.startswith("def test_") for line in lines)
+        """How many tests its public test file holds."""
+        return count_tests([self.test_file])
+
+
+def count_tests(files: list[Path]) -> int:
+    """How many ``def test_`` functions the files hold (what the table's "tests" column counts)."""
+    lines = [line for path in files for line in path.read_text(encoding="utf-8").splitlines()]
+    return sum(line.startswith("def test_") for line in lines)
 
 
 EXERCISES: tuple[Exercise, ...] = (
+    Exercise(  # U0's graph is drawn from the file's SEED and graded by exercises/paper.py
+        "U0", 1, "u0_gradients", "Gradients on paper", 1,
+        "work out dL/dv by hand for every value of a small random graph, a value used twice included",
+        (
+            "Start from dL/dL = 1 and go up the lines from the last: a value's gradient needs only the "
+            "gradients of the values that use it, which you have already found.",
+            "Each use of v in c = op(v, ...) sends back dL/dc × ∂c/∂v; a value used by two ops gets "
+            "the two added.  tanh's and exp's derivatives are written with their OUTPUTS: 1 − t², y.",
+            "Write expressions, not numbers: for k = g * h, `dL[\"h\"] = dL[\"k\"] * g`; for g used in "
+            "k = g * h and L = k + g, `dL[\"g\"] = dL[\"k\"] * h + dL[\"L\"]`; for d = a ** 3, "
+            "`dL[\"a\"] = dL[\"d\"] * 3 * a ** 2`.",
+        ),
+    ),
     Exercise(
-        1, "ex01_mul_sum", "Mul and Sum as Functions", 2,
+        "U0", 2, "u0_modes", "Forward vs reverse mode, counted", 1,
+        "predict the passes and ops of forward and reverse mode for f: R^n -> R; the tests run both",
+        (
+            "A dual number x + ẋε carries the derivative along ONE direction.  How many directions does "
+            "the whole gradient of f: R^n -> R need?  And how many outputs does one backward walk start "
+            "from?",
+            "Forward mode: one pass per input, and every pass evaluates all N ops (on dual numbers).  "
+            "Reverse mode: one forward pass, then ONE backward pass that calls each of the N nodes once "
+            "and reaches every input.  Which of the two grows with n?",
+            "forward_mode_cost = (n, n·N); reverse_mode_cost = (1, N).  A loss of a million parameters "
+            "costs one backward pass in reverse mode but a million passes in forward mode: that is why "
+            "deep learning backpropagates.  For f: R -> R^m it turns round: forward mode needs 1 pass, "
+            "reverse mode m (one per output).  cheaper_mode: 'forward' if n < m else 'reverse'.",
+        ),
+    ),
+    Exercise(
+        "U1", 1, "ex01_mul_sum", "Mul and Sum as Functions", 2,
         "write the forward and backward of a product and of an n-input sum",
         (
             "forward receives plain floats and returns a float; backward receives the upstream "
@@ -66,9 +139,10 @@ EXERCISES: tuple[Exercise, ...] = (
             "how many inputs there were (`ctx.n = len(xs)`); Sum.backward: `return (grad,) * ctx.n` — "
             "a sum passes the upstream gradient unchanged to every term.",
         ),
+        alias=1,
     ),
     Exercise(
-        2, "ex02_activations", "Tanh, Exp and Sigmoid backward", 2,
+        "U1", 2, "ex02_activations", "Tanh, Exp and Sigmoid backward", 2,
         "write the backward of three activations from their saved outputs",
         (
             "Each forward saved its own output (t, e or s).  The derivative of each of these "
@@ -79,9 +153,27 @@ EXERCISES: tuple[Exercise, ...] = (
             "Tanh.backward: `(t,) = ctx.saved_tensors; return grad * (1 - t * t)`; Exp: `return grad * e`; "
             "Sigmoid: `return grad * s * (1 - s)`.",
         ),
+        alias=2,
+    ),
+    Exercise(  # an engine hole: the student writes engine/u1_record.py (exercises/course_units.py)
+        "U1", 3, "u1_engine_record", "Record: requires_grad spreading, on your engine", 1,
+        "fill the hole record in engine/u1_record.py: what an op records, and its edges; lesson 1 "
+        "then runs on your engine",
+        (
+            "record(fn, inputs, output, ctx) answers one question per op: is it recorded, and where do "
+            "its input gradients go?  It is recorded only in grad mode and only when at least one input "
+            "requires grad; a plain number (3.0) never does.",
+            "Return None for an op that is not recorded: `not mg.is_grad_enabled()`, or no input with "
+            "`isinstance(x, Variable) and x.requires_grad`.  Otherwise return a tuple of one edge per "
+            "input, in order; an edge is (node, input_nr).",
+            "`needs = [isinstance(x, Variable) and x.requires_grad for x in inputs]`; `if not "
+            "mg.is_grad_enabled() or not any(needs): return None`; `return tuple(gradient_edge(x) if "
+            "need else (None, 0) for x, need in zip(inputs, needs))` (Variable: from "
+            "micrograd2.autograd import Variable).",
+        ),
     ),
     Exercise(
-        3, "ex03_topo_order", "Reverse topological order, without recursion", 2,
+        "U2", 1, "ex03_topo_order", "Reverse topological order, without recursion", 2,
         "order the graph's nodes so that each comes after all its consumers, on a 10^5-deep chain too",
         (
             "A node may be visited only when every node that uses it (every consumer) has been visited: "
@@ -94,9 +186,10 @@ EXERCISES: tuple[Exercise, ...] = (
             "Then ready = [root.grad_fn]; while ready: node = ready.pop(); order.append(node); for each "
             "nxt: counts[nxt] -= 1; if counts[nxt] == 0: ready.append(nxt).",
         ),
+        alias=3,
     ),
     Exercise(
-        4, "ex04_backprop", "Backpropagation by hand", 2,
+        "U2", 2, "ex04_backprop", "Backpropagation by hand", 2,
         "walk the nodes in order, call each node's backward and add up the gradients",
         (
             "Keep a dictionary node → gradient received so far, starting with {root.grad_fn: 1.0}.  "
@@ -108,9 +201,176 @@ EXERCISES: tuple[Exercise, ...] = (
             "(nxt, _), gi in zip(node.next_functions, local_backward(node, g)): if nxt is not None and gi is "
             "not None: grads[nxt] = grads.get(nxt, 0.0) + gi.",
         ),
+        alias=4,
+    ),
+    Exercise(  # engine holes: the student writes engine/u2_walk.py (exercises/course_units.py)
+        "U2", 3, "u2_engine_walk", "Walk: the backward pass of your engine", 4,
+        "fill count_dependencies, walk and accumulate in engine/u2_walk.py; lessons 2-4 then run on "
+        "your engine",
+        (
+            "U2.1 and U2.2 in the engine's own shape: count_dependencies is U2.1's first walk (edges "
+            "into each node, by an explicit stack); walk is Kahn's algorithm with visit(node, grad) in "
+            "place of local_backward; accumulate is `.grad` plus the new gradient.",
+            "walk: `deps = count_dependencies(roots)`; a dict node → gradient received so far, seeded "
+            "with the roots' grads; the ready nodes (count 0) in a heap of (-node.sequence_nr(), "
+            "id(node), node).  Pop one, `grads_in = visit(node, buffer.pop(node, None))`, and for each "
+            "edge: add its gradient into the buffer (if not None), count the edge down, push at 0.",
+            "accumulate: `return grad if variable.grad is None else variable.grad + grad`.  "
+            "count_dependencies: `deps = {r: 0 for r in roots}; stack = list(deps)`; while stack: for "
+            "(nxt, _) in stack.pop().next_functions: skip None; if new: deps[nxt] = 0 and push it; "
+            "deps[nxt] += 1.  In walk, a node is pushed once: when its count reaches 0.",
+        ),
+    ),
+    Exercise(  # U3's shapes are drawn per run; the holes are gradchecked in place (tensor_checks)
+        "U3", 1, "u3_sum_to", "sum_to: broadcasting's backward", 8,
+        "sum a broadcast gradient down to the input's shape, the hole every broadcasting op calls",
+        (
+            "Broadcasting copies an input along new leading axes and along its axes of size 1; each "
+            "copy's gradient comes back, and the input's gradient is the SUM of its copies'.  Which "
+            "axes of grad were made by copying?",
+            "Shapes line up from the RIGHT: grad has lead = grad.ndim - len(shape) extra axes, the "
+            "first ones, summed away entirely.  Then an axis i where shape[i] == 1 but grad's is "
+            "larger was stretched: sum it with keepdim=True so the 1 stays.",
+            "`lead = grad.ndim - len(shape); if lead: grad = grad.sum(tuple(range(lead)))`; then "
+            "`ones = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)`; "
+            "`return grad.sum(ones, keepdim=True) if ones else grad`.",
+        ),
     ),
     Exercise(
-        5, "ex05_grad_accumulation", "Gradient accumulation over micro-batches", 3,
+        "U3", 2, "u3_reductions", "The reductions' backward: sum and mean", 8,
+        "write sum_backward and mean_backward for every dim, negative dims and keepdim both ways",
+        (
+            "Each element of x went into exactly one element of the sum, so it gets that element's "
+            "upstream gradient: the backward copies grad back over the summed axes.  A mean also "
+            "divides by how many elements it averaged.",
+            "With keepdim=False the summed axes are gone from grad, and expanding it straight to "
+            "shape would line it up with the wrong axes.  kept is the reduction's shape with those "
+            "axes as 1s: reshape to it first.  The mean's n is prod(shape) // prod(kept), not "
+            "x.numel().",
+            "sum_backward: `return grad.reshape(kept).expand(*shape)`.  mean_backward: "
+            "`n = math.prod(shape) // math.prod(kept); return (grad.reshape(kept) / n).expand(*shape)`.",
+        ),
+    ),
+    Exercise(
+        "U3", 3, "u3_views", "Reshape and Transpose as your own Functions", 8,
+        "write two custom Tensor Functions whose backward moves the gradient back where it came from",
+        (
+            "A view moves numbers without changing them; its Jacobian is a permutation, so the "
+            "backward is the inverse move applied to grad.  forward receives NumPy arrays and "
+            "returns one; backward receives a Tensor and returns one gradient per input.",
+            "Reshape's backward reshapes grad to the INPUT's shape (keep x.shape on ctx in forward). "
+            "Swapping two axes twice gives back the original: Transpose's backward swaps the same "
+            "two.  NumPy's x.transpose(a, b) wants a whole permutation: use np.swapaxes.",
+            "Reshape: `ctx.input_shape = x.shape; return x.reshape(shape)` and `return "
+            "grad.reshape(*ctx.input_shape), None`.  Transpose: `ctx.dims = (dim0, dim1); return "
+            "np.swapaxes(x, dim0, dim1)` and `return grad.transpose(*ctx.dims), None, None`.",
+        ),
+    ),
+    Exercise(
+        "U3", 4, "u3_matmul", "matmul's vector-Jacobian product", 8,
+        "write matmul_backward: grad_a and grad_b of a @ b without building the Jacobian",
+        (
+            "Write C[i, j] = Σ_p A[i, p] B[p, j] and differentiate L by A[i, p]: "
+            "∂L/∂A[i, p] = Σ_j G[i, j] B[p, j].  Which matrix product of G and B is that sum?",
+            "Let the shapes guide you: ∂L/∂A has A's shape n×k and G is n×m, so G must meet a m×k "
+            "matrix: Bᵀ.  Likewise ∂L/∂B (k×m) is a k×n matrix times G: Aᵀ.  When a is None (b "
+            "needs no gradient) return None for grad_b, and the same the other way round.",
+            "`grad_a = None if b is None else grad @ b.t()`; `grad_b = None if a is None else "
+            "a.t() @ grad`; `return grad_a, grad_b`.",
+        ),
+    ),
+    Exercise(
+        "U3", 5, "u3_jacobian", "A full Jacobian from backward passes, counted", 8,
+        "build the m×n Jacobian of f: R^n -> R^m from m backward passes, and predict their cost",
+        (
+            "A backward pass seeded with v computes vᵀJ.  Which v gives row i of J?  And how many "
+            "rows has the Jacobian of f: R^n -> R^m?",
+            "y = f(x) once; for i in range(m): one-hot v = e_i, then mg.autograd.grad(y, x, "
+            "grad_outputs=v, retain_graph=True) gives row i (keep the graph: it is walked again).  "
+            "Every pass visits each backward node of y's graph once.",
+            "`(row,) = mg.autograd.grad(y, x, grad_outputs=one_hot, retain_graph=True); "
+            "rows.append(row.tolist())`, then `return mg.tensor(rows, dtype=\"float64\")`.  "
+            "jacobian_cost: `return n_outputs, n_outputs * nodes`.",
+        ),
+    ),
+    Exercise(
+        "U4", 1, "u4_double_backward", "Double backward and Hessian-vector products", 8,
+        "write a backward in Value ops so create_graph records it, then H·v by double backward "
+        "(U4 runs on the reference engine, and on your own engine's holes with --engine DIR)",
+        (
+            "Under create_graph=True a Value's backward receives Values (floats otherwise), and its "
+            "ops are recorded: the gradient it returns has a grad_fn, so it can be differentiated "
+            "again.  math.sin(value) turns a Value into a plain float: the graph stops there.",
+            "sin(x): `x.sin() if isinstance(x, mg.Value) else math.sin(x)` (cos, exp alike).  "
+            "XSin saves x; (x·sin x)' = sin x + x·cos x.  Softplus saves x; its derivative is "
+            "1 / (1 + e⁻ˣ).  Write both with YOUR sin, cos, exp.  H·v is the gradient of g·v, g "
+            "the gradient taken with create_graph=True.",
+            "XSin.backward: `(x,) = ctx.saved_tensors; return grad * (sin(x) + x * cos(x))`.  hvp: "
+            "`leaves = [mg.Value(x, requires_grad=True) for x in xs]; grads = mg.autograd.grad("
+            "f(*leaves), leaves, create_graph=True, allow_unused=True)`; `along = mg.sum(g * v ...)` "
+            "over the g that are not None; no terms, or along.grad_fn None: return zeros; else "
+            "`mg.autograd.grad(along, leaves, allow_unused=True)`, None as 0.0.",
+        ),
+    ),
+    Exercise(
+        "U4", 2, "u4_hooks", "Hooks: clipping and a log of gradient norms", 8,
+        "clip gradients with register_hook and log each gradient's norm by name, in firing order "
+        "(U4 runs on the reference engine, and on your own engine's holes with --engine DIR)",
+        (
+            "v.register_hook(fn) calls fn(grad) once v's gradient is complete (all its uses summed), "
+            "before the walk goes below v.  What fn returns replaces the gradient; None leaves it.  "
+            "Hooks on one Value run in the order registered.",
+            "The clamp: max(-limit, min(limit, grad)), RETURNED.  The recorder appends and returns "
+            "None.  A lambda made in a loop reads the loop variable when it runs, after the loop: "
+            "all hooks would log the last name.  Make each hook in a function that takes the name.",
+            "clip_gradients: `return [v.register_hook(clamp_hook(limit)) for v in values]`.  "
+            "record_norms: `log = []`; `def recorder(name): def hook(grad): log.append((name, "
+            "abs(float(grad)))); return hook`; `for name, v in named.items(): "
+            "v.register_hook(recorder(name))`; `return log`.",
+        ),
+    ),
+    Exercise(
+        "U4", 3, "u4_checkpoint", "Checkpointing, its memory measured", 8,
+        "write checkpoint(f, *inputs) that keeps one node and recomputes f in backward; predict "
+        "the nodes it saves (U4 runs on the reference engine, and on your own engine's holes "
+        "with --engine DIR)",
+        (
+            "Forward: run f under mg.no_grad() on Values made from the floats forward receives, "
+            "save only the inputs, return the result's .data.  Backward: run f AGAIN on fresh "
+            "leaves that require grad, and backpropagate grad through that new graph.",
+            "A backward runs with grad mode off: recompute under `with mg.enable_grad():`, then "
+            "`mg.autograd.grad(out, leaves, grad, allow_unused=True)`.  Return one gradient per "
+            "forward input: None for f, None where ctx.needs_input_grad is False.  A chain of N "
+            "ops keeps N nodes; the checkpoint keeps its own node only.",
+            "forward: `ctx.f = f; ctx.save_for_backward(*inputs); with mg.no_grad(): return "
+            "f(*[mg.Value(x) for x in inputs]).data`.  backward: `leaves = [mg.Value(float(x), "
+            "requires_grad=True) for x in ctx.saved_tensors]` and grads under enable_grad; "
+            "`return (None, *[g if need else None for g, need in zip(grads, "
+            "ctx.needs_input_grad[1:])])`.  predicted_nodes(n) = (n, 1).",
+        ),
+    ),
+    Exercise(
+        "U4", 4, "u4_forward_mode", "Forward mode with dual numbers", 8,
+        "write Dual (+, *, tanh, exp), jvp, and the Jacobian by forward and by reverse mode; the "
+        "tests count the passes (U4 runs on the reference engine, and on your own engine's holes "
+        "with --engine DIR)",
+        (
+            "A Dual carries a value and its derivative along one direction.  Each op computes both: "
+            "the value as usual, the tangent by the chain rule.  A plain number is a Dual with "
+            "tangent 0.",
+            "(a + ȧε)(b + ḃε) = ab + (ȧb + aḃ)ε; tanh's tangent is (1 − t²)·ȧ with t = tanh a; "
+            "exp's is eᵃ·ȧ.  jvp: f on Duals(x_i, v_i).  Forward mode's Jacobian: one jvp per "
+            "input, along that input's axis (a column each).  Reverse mode's: f once on Values, "
+            "one mg.autograd.grad per output (a row each), retain_graph=True.",
+            "__mul__: `other = other if isinstance(other, Dual) else Dual(other); return "
+            "Dual(self.value * other.value, self.tangent * other.value + self.value * "
+            "other.tangent)`.  jacobian_forward: `columns = [jvp(f, xs, e_i)[1] for each unit "
+            "vector e_i]`, transposed.  jacobian_reverse: `rows.append([float(g) for g in "
+            "mg.autograd.grad(out, leaves, retain_graph=True, allow_unused=True)])`, None as 0.0.",
+        ),
+    ),
+    Exercise(
+        "U5", 1, "ex05_grad_accumulation", "Gradient accumulation over micro-batches", 3,
         "fill .grad with the full-batch gradient, one micro-batch graph at a time",
         (
             "backward() adds into .grad: run it once per micro-batch and the gradients sum up.  Start "
@@ -120,9 +380,10 @@ EXERCISES: tuple[Exercise, ...] = (
             "size = len(batch) // n_micro; for k in range(n_micro): loss = loss_fn(batch[k*size:(k+1)*size]) "
             "/ n_micro; loss.backward(); total += loss.item(); return total.",
         ),
+        alias=5,
     ),
     Exercise(
-        6, "ex06_detach_target", "A detached target network", 4,
+        "U5", 2, "ex06_detach_target", "A detached target network", 4,
         "compute TD targets that no gradient flows through, and update the target network in place",
         (
             "The target y = r + γ·max Q_target(s′) is a constant for the loss: gradients must reach the "
@@ -133,21 +394,25 @@ EXERCISES: tuple[Exercise, ...] = (
             "`(q_net(s) - y) ** 2`, averaged.  soft_update: `with mg.no_grad(): for pt, p in zip(...): "
             "pt.mul_(1 - tau).add_(tau * p.data)`.",
         ),
+        alias=6,
     ),
     Exercise(
-        7, "ex07_custom_function", "Custom Functions that pass gradcheck", 5,
+        "U5", 3, "ex07_custom_function", "Custom Functions that pass gradcheck", 5,
         "write SquareAndDouble (the article's block 5) and Hypot, and check them with gradcheck",
         (
             "forward gets floats; save what backward needs with ctx.save_for_backward (inputs or the "
-            "output you return).  backward returns one gradient per input.",
+            "output you return), not as attributes of ctx.  backward returns one gradient per input, "
+            "None for an input that is a plain number.",
             "d(2x²)/dx = 4x.  For h = √(a² + b²): ∂h/∂a = a/h and ∂h/∂b = b/h — save a, b and the output h.",
             "SquareAndDouble: `ctx.save_for_backward(x); return 2 * x * x` and `(x,) = ctx.saved_tensors; "
             "return grad * 4 * x`.  Hypot: `h = math.hypot(a, b); ctx.save_for_backward(a, b, h); return h` "
-            "and `a, b, h = ctx.saved_tensors; return grad * a / h, grad * b / h`.",
+            "and `a, b, h = ctx.saved_tensors; return grad * a / h, grad * b / h`, each None where "
+            "ctx.needs_input_grad says so (an input that is a plain number).",
         ),
+        alias=7,
     ),
     Exercise(
-        8, "ex08_grad_scaler", "A minimal GradScaler", 6,
+        "U5", 4, "ex08_grad_scaler", "A minimal GradScaler", 6,
         "unscale gradients, skip steps with inf/NaN gradients, and adapt the loss scale",
         (
             "unscale_ divides every gradient by the scale and remembers whether one was inf or NaN; "
@@ -160,9 +425,10 @@ EXERCISES: tuple[Exercise, ...] = (
             "optimizer since the last update().'); inv = 1 / self._scale; for p in parameters_of(optimizer): "
             "if p.grad is not None: p.grad = p.grad * inv; found_inf |= not math.isfinite(p.grad).",
         ),
+        alias=8,
     ),
     Exercise(
-        9, "ex09_train_moons", "A training loop on two moons", 7,
+        "U5", 5, "ex09_train_moons", "A training loop on two moons", 7,
         "write train_step and fit so that an MLP separates two moons (95% accuracy)",
         (
             "One step: clear the gradients, compute the loss, backward, optimizer step.  Forgetting the "
@@ -173,29 +439,85 @@ EXERCISES: tuple[Exercise, ...] = (
             "optimizer.step(); return loss.item()`.  fit: `opt = mg.optim.SGD(model.parameters(), lr=lr); "
             "return [train_step(model, opt, X, y) for _ in range(steps)]`.",
         ),
+        alias=9,
+    ),
+    Exercise(  # runs the student's engine/ (U1.3, U2.3) in a new process (exercises/course_units.py)
+        "U5", 6, "u5_engine_capstone", "Capstone on your engine", 7,
+        "train two moons to 95% with your own engine in place of micrograd2's: your record, walk "
+        "and accumulate",
+        (
+            "This is U5.5's loop (copy your train_step and fit) run with engine/ in place: the tests "
+            "start a new process with MICROGRAD2_ENGINE=engine/ and MICROGRAD2_REFERENCE=1, as "
+            "--engine does.  Pass U1.3 and U2.3 first: every hole they fill is used.",
+            "If one train step differs from micrograd2's own engine, the message names the hole whose "
+            "probe differs (course/diagnose.py).  Run `micrograd2 lesson run 2 --engine engine` and "
+            "`micrograd2 exercise check U2.3` to see which one, and where.",
+            "train_step: `optimizer.zero_grad(); loss = moons_loss(model, X, y); loss.backward(); "
+            "optimizer.step(); return loss.item()`.  fit: `opt = mg.optim.SGD(model.parameters(), "
+            "lr=lr); return [train_step(model, opt, X, y) for _ in range(steps)]`.",
+        ),
     ),
 )
 
-NUMBERS = tuple(e.number for e in EXERCISES)
+IDS = tuple(e.id for e in EXERCISES)
+ALIASES = {e.alias: e for e in EXERCISES if e.alias is not None}
 
 
-def get(number: int) -> Exercise:
-    """Exercise ``number``; ``KeyError`` naming the valid numbers if there is none."""
+def units() -> tuple[Unit, ...]:
+    """The units that have exercises, in course order (a unit without any is not listed)."""
+    used = {e.unit for e in EXERCISES}
+    return tuple(u for u in UNITS if u.key in used)
+
+
+def get(key: str | int) -> Exercise:
+    """Exercise ``key``: an id (``"U2.1"``, any case) or an alias (``3``, ``"3"``); ``KeyError``
+    naming the valid ones if there is none."""
+    text = str(key).strip()
+    if text.isdigit() and int(text) in ALIASES:
+        return ALIASES[int(text)]
     for exercise in EXERCISES:
-        if exercise.number == number:
+        if exercise.id.lower() == text.lower():
             return exercise
-    raise KeyError(f"there is no exercise {number}; valid numbers: {valid_numbers()}")
+    raise KeyError(f"there is no exercise {text}; valid: {valid_keys()}")
 
 
-def valid_numbers() -> str:
-    """The valid exercise numbers, as ``1-9``."""
-    return f"{NUMBERS[0]}-{NUMBERS[-1]}" if NUMBERS == tuple(range(NUMBERS[0], NUMBERS[-1] + 1)) \
-        else ", ".join(map(str, NUMBERS))
+def select(key: str | int) -> tuple[Exercise, ...]:
+    """The exercises ``key`` names: a unit (``"U2"``: all of it), an id (``"U2.1"``) or an
+    alias (``3``)."""
+    text = str(key).strip()
+    unit = tuple(e for e in EXERCISES if e.unit.lower() == text.lower())
+    return unit or (get(text),)
 
 
-def hint(number: int, level: int = 1) -> str:
-    """Hint ``level`` (from 1, gentle, to the last, nearly the solution) of exercise ``number``."""
-    hints = get(number).hints
-    if not 1 <= level <= len(hints):
-        raise IndexError(f"exercise {number} has hints 1-{len(hints)}, not {level}")
-    return hints[level - 1]
+def valid_keys() -> str:
+    """What ``get`` and ``select`` accept, for messages: ``units U1, U2; ids U1.1, U1.2, U2.1;
+    aliases 1-3``."""
+    aliases = sorted(ALIASES)
+    span = f"{aliases[0]}-{aliases[-1]}" if aliases == list(range(aliases[0], aliases[-1] + 1)) \
+        else ", ".join(map(str, aliases))
+    return (f"units {', '.join(u.key for u in units())}; ids {', '.join(IDS)}"
+            + (f"; aliases {span}" if aliases else ""))
+
+
+def test_files(exercise: Exercise, tests_dir: Path | None = None) -> list[Path]:
+    """The test files that grade ``exercise``: its public one, or with ``tests_dir`` (a teacher's
+    hidden tests) the files there named like it, ``test_<module>.py`` and ``test_<module>_*.py``."""
+    if tests_dir is None:
+        return [exercise.test_file]
+    stem = f"test_{exercise.name}"
+    return sorted(p for p in tests_dir.glob(f"{stem}*.py")
+                  if p.is_file() and (p.stem == stem or p.stem.startswith(f"{stem}_")))
+
+
+def unclaimed_test_files(tests_dir: Path) -> list[Path]:
+    """The ``test_*.py`` files of ``tests_dir`` that grade no exercise (misnamed, most likely)."""
+    claimed = {p for e in EXERCISES for p in test_files(e, tests_dir)}
+    return sorted(p for p in tests_dir.glob("test_*.py") if p not in claimed)
+
+
+def hint(key: str | int, level: int = 1) -> str:
+    """Hint ``level`` (from 1, gentle, to the last, nearly the solution) of exercise ``key``."""
+    exercise = get(key)
+    if not 1 <= level <= len(exercise.hints):
+        raise IndexError(f"exercise {exercise.id} has hints 1-{len(exercise.hints)}, not {level}")
+    return exercise.hints[level - 1]

@@ -1,12 +1,13 @@
-"""Grade a student workspace: each exercise's pristine tests in a subprocess with a time limit.
+"""Grade a student workspace: each exercise's tests in a subprocess with a time limit.
 
-``check(workspace, numbers)`` runs ``runner`` once per exercise, a few at a
+``check(workspace, which)`` runs ``runner`` once per exercise, a few at a
 time, and returns one ``ExerciseResult`` each (``reporting`` turns them into
 the table, the diagnoses and the JSON a teacher collects).  The tests come from
-the installed package, never from the workspace, so editing the workspace's
-copy of the tests cannot change a grade.
+the installed package (the public tests), or from a teacher's folder
+(``tests_dir``: the hidden tests, ``catalog.test_files``), never from the
+workspace, so editing the workspace's copy of the tests cannot change a grade.
 
-Time: each exercise may use a small multiple of the reference solution's time
+Time: each exercise may use a small multiple of the model solution's time
 (``default_timeout``), so a workspace that hangs everywhere is graded in well
 under a minute.  Nothing is left running: the runners stop themselves at their
 limit and when the grader is gone (``bounds``), and ``check`` ends every runner
@@ -33,8 +34,12 @@ from . import bounds, catalog, harness
 
 PASSED, FAILED, TIMEOUT, ERROR = "passed", "failed", "timeout", "error"
 
-# Wall-clock seconds the reference solution's run takes (start-up included) on a 2-core CI machine.
-REFERENCE_SECONDS = {1: 0.8, 2: 0.8, 3: 2.0, 4: 0.7, 5: 0.5, 6: 0.5, 7: 0.5, 8: 0.5, 9: 1.4}
+# Wall-clock seconds the model solution's run takes (start-up included) on a 2-core CI machine.
+REFERENCE_SECONDS = {"U1.1": 0.8, "U1.2": 0.8, "U2.1": 2.0, "U2.2": 0.7, "U5.1": 0.5, "U5.2": 0.5, "U5.3": 0.5,
+                     "U5.4": 0.5, "U5.5": 1.4,
+                     "U1.3": 1.5, "U2.3": 2.4, "U5.6": 2.0,  # U1.3, U2.3, U5.6: each runs new processes
+                     "U4.1": 4.0, "U4.2": 3.3, "U4.3": 0.7, "U4.4": 0.5,  # U4.1, U4.2: torch imported
+                     "U3.1": 1.5, "U3.2": 1.5, "U3.3": 1.5, "U3.4": 1.5, "U3.5": 1.0}  # U3: gradcheck
 TIMEOUT_FACTOR = 4.0
 MIN_TIMEOUT = 3.0
 GRACE_S = 2.0  # past its own wall-clock limit, the grader kills a runner that has not stopped itself
@@ -42,10 +47,10 @@ POLL_S = 0.05
 GRADER_PID_ENV = "MICROGRAD2_GRADER_PID"  # tells a runner whose end to watch for (it may start after it)
 
 
-def default_timeout(number: int) -> float:
-    """Seconds of CPU time exercise ``number`` may use: ``TIMEOUT_FACTOR`` × its reference solution's, at least
-    ``MIN_TIMEOUT``."""
-    return max(MIN_TIMEOUT, round(TIMEOUT_FACTOR * REFERENCE_SECONDS.get(number, 1.0), 1))
+def default_timeout(key: str | int) -> float:
+    """Seconds of CPU time exercise ``key`` (an id or an alias) may use: ``TIMEOUT_FACTOR`` × its model
+    solution's, at least ``MIN_TIMEOUT``."""
+    return max(MIN_TIMEOUT, round(TIMEOUT_FACTOR * REFERENCE_SECONDS.get(catalog.get(key).id, 1.0), 1))
 
 
 def one_line(text: str, limit: int = 300) -> str:
@@ -56,7 +61,7 @@ def one_line(text: str, limit: int = 300) -> str:
 
 @dataclass
 class CaseResult:
-    """One pristine test case: its name, ``passed``/``failed``/``error``, and what failed (one line, and in full)."""
+    """One test case: its name, ``passed``/``failed``/``error``, and what failed (one line, and in full)."""
 
     name: str
     outcome: str
@@ -66,10 +71,10 @@ class CaseResult:
 
 @dataclass
 class ExerciseResult:
-    """One exercise's grade: ``status`` is passed, failed, timeout or error; ``summary`` says why in one line,
-    ``details`` in full; ``timeout`` is the limit it ran under (seconds of CPU time)."""
+    """One exercise's grade (``id``: ``U2.1``): ``status`` is passed, failed, timeout or error; ``summary`` says
+    why in one line, ``details`` in full; ``timeout`` is the limit it ran under (seconds of CPU time)."""
 
-    number: int
+    id: str
     name: str
     title: str
     status: str
@@ -108,13 +113,17 @@ def child_environment(workspace: Path) -> dict[str, str]:
 class Run:
     """One exercise's runner process: started at once, polled, and ended with its whole process group."""
 
-    def __init__(self, exercise: catalog.Exercise, workspace: Path, timeout: float) -> None:
+    def __init__(self, exercise: catalog.Exercise, workspace: Path, timeout: float,
+                 tests_dir: Path | None = None) -> None:
         self.exercise, self.workspace, self.timeout = exercise, workspace, timeout
+        self.test_files = catalog.test_files(exercise, tests_dir)
         self.folder = tempfile.TemporaryDirectory(prefix="mg2-grade-")
         tmp = Path(self.folder.name)
         self.report_path, self.log_path = tmp / "report.json", tmp / "output.txt"
-        command = [sys.executable, "-m", "micrograd2.exercises.runner", str(exercise.number), str(workspace),
+        command = [sys.executable, "-m", "micrograd2.exercises.runner", exercise.id, str(workspace),
                    str(self.report_path), repr(timeout)]
+        if tests_dir is not None:
+            command += ["--tests", str(tests_dir)]
         self.started = time.monotonic()
         with open(self.log_path, "wb") as log:
             self.process = subprocess.Popen(command, cwd=tmp, env=child_environment(workspace),
@@ -154,7 +163,8 @@ class Run:
             output = self.log_path.read_text(encoding="utf-8", errors="replace")
         finally:
             self.close()
-        return _result(self.exercise, report, output, self.killed, self.timeout, self.elapsed)
+        return result_of(self.exercise, report, output, self.killed, self.timeout, self.elapsed,
+                       catalog.count_tests(self.test_files))
 
     def close(self) -> None:
         self.folder.cleanup()
@@ -163,15 +173,18 @@ class Run:
 Status = Callable[[Sequence[Run], int, int], None]  # (running, finished, total) -> show it
 
 
-def check(workspace: Path, numbers: Sequence[int] | None = None, timeout: float | None = None,
-          jobs: int | None = None, status: Status | None = None) -> list[ExerciseResult]:
-    """Grade exercises ``numbers`` (all by default) of ``workspace``, ``jobs`` runners at a time.
+def check(workspace: Path, which: Sequence[str | int] | None = None, timeout: float | None = None,
+          jobs: int | None = None, status: Status | None = None,
+          tests_dir: Path | None = None) -> list[ExerciseResult]:
+    """Grade the exercises ``which`` names (ids, aliases or units; all by default) of ``workspace``, ``jobs``
+    runners at a time, with their public tests or the hidden tests of ``tests_dir``.
 
     ``timeout`` (seconds of CPU time per exercise) defaults to ``default_timeout``; ``status(running,
     finished, total)`` is called as runs start and end and every ``POLL_S`` seconds in between.  Ctrl-C
     (``KeyboardInterrupt``) and SIGTERM (``Stopped``) end every runner before they propagate."""
     workspace = workspace.resolve()
-    pending = deque(catalog.get(n) for n in (numbers or catalog.NUMBERS))
+    tests_dir = tests_dir.resolve() if tests_dir is not None else None
+    pending = deque(selected(which))
     total, jobs = len(pending), max(1, jobs or min(4, os.cpu_count() or 1))
     running: list[Run] = []
     results: list[ExerciseResult] = []
@@ -180,7 +193,7 @@ def check(workspace: Path, numbers: Sequence[int] | None = None, timeout: float 
             while pending or running:
                 while pending and len(running) < jobs:
                     exercise = pending.popleft()
-                    running.append(Run(exercise, workspace, timeout or default_timeout(exercise.number)))
+                    running.append(Run(exercise, workspace, timeout or default_timeout(exercise.id), tests_dir))
                 for run in [r for r in running if r.done()]:
                     running.remove(run)
                     results.append(run.result())
@@ -192,7 +205,15 @@ def check(workspace: Path, numbers: Sequence[int] | None = None, timeout: float 
         for run in running:
             run.kill()
             run.close()
-    return sorted(results, key=lambda r: r.number)
+    return sorted(results, key=lambda r: catalog.IDS.index(r.id))
+
+
+def selected(which: Sequence[str | int] | None) -> list[catalog.Exercise]:
+    """The exercises ``which`` names (``catalog.select`` of each), in course order, each once."""
+    if not which:
+        return list(catalog.EXERCISES)
+    chosen = {e.id for key in which for e in catalog.select(key)}
+    return [e for e in catalog.EXERCISES if e.id in chosen]
 
 
 class Stopped(KeyboardInterrupt):
@@ -224,11 +245,15 @@ def _read_json(path: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def _result(exercise: catalog.Exercise, report: dict[str, Any] | None, output: str, killed: bool,
-            timeout: float, seconds: float) -> ExerciseResult:
+def result_of(exercise: catalog.Exercise, report: dict[str, Any] | None, output: str, killed: bool,
+              timeout: float, seconds: float, test_count: int | None = None) -> ExerciseResult:
+    """The table's row and diagnosis for one exercise: the runner's ``report`` (``None`` if it gave
+    none), what it printed, whether it was ``killed`` at its ``timeout``, and how long it took.
+    The browser playground grades with it too."""
     tests = [CaseResult(**t) for t in (report or {}).get("tests", [])]
-    result = ExerciseResult(exercise.number, exercise.name, exercise.title, FAILED, "", round(seconds, 2),
-                            max(exercise.test_count, len(tests)), tests, timeout=timeout)
+    counted = exercise.test_count if test_count is None else test_count
+    result = ExerciseResult(exercise.id, exercise.name, exercise.title, FAILED, "", round(seconds, 2),
+                            max(counted, len(tests)), tests, timeout=timeout)
     report = report or {}
     if killed or report.get("timed_out"):
         result.status = TIMEOUT
@@ -263,7 +288,8 @@ def _timeout_summary(report: dict[str, Any], timeout: float) -> str:
     return text + " (an infinite loop, or far too slow?)"
 
 
-STUB = re.compile(r"^(?:(?P<at>\S+:\d+): )?NotImplementedError: Exercise \d+: (?P<what>.*)$", re.DOTALL)
+STUB = re.compile(r"^(?:(?P<at>\S+:\d+): )?NotImplementedError: Exercise (?:U\d+\.\d+|\d+): (?P<what>.*)$",
+                  re.DOTALL)
 
 
 def _what_failed(message: str) -> str:

@@ -1,9 +1,10 @@
-"""What the pristine exercise tests use: find the student's module, and explain a wrong backward.
+"""What the exercise tests (public and hidden) use: find the student's module, and explain a wrong backward.
 
 * ``load_student(name, __file__)``: the student's module — from the workspace the
   grader names in ``$MICROGRAD2_WORKSPACE``, else the folder above the tests
-  (``pytest`` run inside a workspace), else the packaged reference solution.
-* ``reference(name)``: the reference solution, from the packaged sources.
+  (``pytest`` run inside a workspace).  A missing file fails the test with
+  ``MissingModule``: it never falls back to anything else (the model solutions
+  are not installed, NOTE [The solutions are not installed] in stubs.py).
 * ``check_backward(student_fn, reference_fn, xs)``: run both under ``mg.trace()``
   and raise ``Mistake`` at the first step of the backward walk where they differ,
   matching nodes by their place in the walk (a student's ``MulBackward`` is the
@@ -25,8 +26,6 @@ import micrograd2 as mg
 from micrograd2.autograd import Node
 from micrograd2.tracing.nodes import creation_order, reachable
 
-from . import catalog
-
 WORKSPACE_ENV = "MICROGRAD2_WORKSPACE"
 
 
@@ -40,17 +39,29 @@ def expect(condition: bool, message: str) -> None:
         raise Mistake(message)
 
 
+class MissingModule(FileNotFoundError):
+    """The student's file is not where the tests look for it (the message says where, and what to
+    do)."""
+
+
 # -- finding the modules -------------------------------------------------------------------------
 def student_path(name: str, test_file: str | None = None) -> Path:
-    """Where the student's module ``name`` is (see the module docstring for the search order)."""
+    """Where the student's module ``name`` must be: in ``$MICROGRAD2_WORKSPACE``, else in the
+    folder above ``test_file``'s.  ``MissingModule`` if it is not there, or if neither says where
+    to look."""
     workspace = os.environ.get(WORKSPACE_ENV)
     if workspace:
-        return Path(workspace) / f"{name}.py"
-    if test_file is not None:
-        candidate = Path(test_file).resolve().parent.parent / f"{name}.py"
-        if candidate.exists():
-            return candidate
-    return catalog.SOURCES / f"{name}.py"
+        folder = Path(workspace)
+    elif test_file is not None:
+        folder = Path(test_file).resolve().parent.parent
+    else:
+        raise MissingModule(f"no workspace to find {name}.py in: set ${WORKSPACE_ENV}, or run "
+                            "pytest in a workspace (`micrograd2 exercise start DIR` writes one)")
+    path = folder / f"{name}.py"
+    if not path.is_file():
+        raise MissingModule(f"{name}.py is missing from {folder}: this exercise fails until it is "
+                            "there (`micrograd2 exercise start --force DIR` writes fresh stubs)")
+    return path
 
 
 def load_module(path: Path, name: str) -> ModuleType:
@@ -78,11 +89,6 @@ def load_module(path: Path, name: str) -> ModuleType:
 def load_student(name: str, test_file: str | None = None) -> ModuleType:
     """The student's module ``name`` (e.g. ``"ex01_mul_sum"``)."""
     return load_module(student_path(name, test_file), name)
-
-
-def reference(name: str) -> ModuleType:
-    """The packaged reference solution of module ``name``."""
-    return load_module(catalog.SOURCES / f"{name}.py", f"_reference_{name}")
 
 
 # -- comparing numbers -----------------------------------------------------------------------------
@@ -178,10 +184,26 @@ def first_difference(got: Sequence[Any], want: Sequence[Any], context: str = "",
                 return ((f"{line}: " if line else "") +
                         f"{where}, upstream gradient {show(w.grad_output)}: its gradient for input {i} is "
                         f"{show(a)}, expected {show(b)} (all inputs: got ({', '.join(map(show, gs))}), "
-                        f"expected ({', '.join(map(show, ws))}))")
+                        f"expected ({', '.join(map(show, ws))}))" + _upstream_ignored(w.grad_output, gs, ws))
     if len(got) != len(want):
         return f"the backward walk{context} visited {len(got)} nodes, expected {len(want)}"
     return None
+
+
+def _number(x: Any) -> float:
+    return float(getattr(x, "data", x))
+
+
+def _upstream_ignored(upstream: Any, got: Sequence[Any], want: Sequence[Any]) -> str:
+    """A sentence to add when every gradient ``got`` is the one ``want`` divided by ``upstream``
+    (``!= 1``): the local derivatives are right, but the upstream gradient was not multiplied in."""
+    if close(upstream, 1.0) or close(upstream, 0.0) or upstream is None:
+        return ""
+    pairs = [(g, w) for g, w in zip(got, want) if w is not None]
+    if pairs and all(g is not None and close(_number(g) * _number(upstream), w) for g, w in pairs):
+        return (": the local derivatives are right but the upstream gradient is ignored; multiply "
+                "each by it (the chain rule: ∂L/∂input = ∂L/∂output · ∂output/∂input)")
+    return ""
 
 
 # -- graphs ---------------------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ INDENT = "    "
 def _row(r: ExerciseResult, title_width: int) -> str:
     detail = "" if r.passed else r.summary
     counted = f"{r.tests_passed:>2}/{r.tests_total:<2}"
-    return f"{r.number:>2}  {r.title:<{title_width}}  {r.status:<7}  {counted}  {detail}".rstrip()
+    return f"{r.id:<4}  {r.title:<{title_width}}  {r.status:<7}  {counted}  {detail}".rstrip()
 
 
 def render(results: Sequence[ExerciseResult], width: int = 120, verbose: bool = False) -> str:
@@ -42,7 +42,7 @@ def passed_line(results: Sequence[ExerciseResult]) -> str:
 def table(results: Sequence[ExerciseResult], width: int = 120) -> str:
     """The summary table: a header, a rule, one row per exercise."""
     title_width = max(len(r.title) for r in results)
-    rows = [f" #  {'exercise':<{title_width}}  {'result':<7}  tests  what failed"]
+    rows = [f"{'id':<4}  {'exercise':<{title_width}}  {'result':<7}  tests  what failed"]
     for r in results:
         row = _row(r, title_width)
         rows.append(row if len(row) <= width else row[: width - 1] + "…")
@@ -63,7 +63,7 @@ def diagnoses(results: Sequence[ExerciseResult], width: int = 120, verbose: bool
         shown_whole = len(_row(r, title_width)) <= width and r.details in ("", r.summary)
         if not verbose and (shown_whole or r.summary.startswith("to do: ")):  # a stub: nothing to diagnose
             continue
-        lines = [f"Exercise {r.number}, {r.title}:"]
+        lines = [f"Exercise {r.id}, {r.title}:"]
         if verbose and failing:
             for t in failing:
                 lines.append(f"  {t.name}:")
@@ -87,9 +87,11 @@ def _wrapped(text: str, width: int) -> list[str]:
     return out
 
 
-def report(results: Sequence[ExerciseResult], workspace: Path, timeout: float | None) -> dict[str, Any]:
+def report(results: Sequence[ExerciseResult], workspace: Path, timeout: float | None,
+           tests_dir: Path | None = None) -> dict[str, Any]:
     """The machine-readable report (``--json FILE``): who, when, which workspace, and every test's outcome.
-    ``timeout_s`` is the limit asked for (``None``: each exercise's default, given in its ``timeout``)."""
+    ``timeout_s`` is the limit asked for (``None``: each exercise's default, given in its ``timeout``);
+    ``tests`` is ``"public"``, or the folder of hidden tests that graded it (``--tests DIR``)."""
     from .. import __version__
 
     try:
@@ -102,6 +104,7 @@ def report(results: Sequence[ExerciseResult], workspace: Path, timeout: float | 
         "user": user,
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "timeout_s": timeout,
+        "tests": "public" if tests_dir is None else str(tests_dir.resolve()),
         "passed": sum(r.passed for r in results),
         "total": len(results),
         "exercises": [{**asdict(r), "tests_passed": r.tests_passed} for r in results],

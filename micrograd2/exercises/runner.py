@@ -1,7 +1,8 @@
-"""Run one exercise's pristine tests against a student's module, in this process, and write a JSON report.
+"""Run one exercise's tests against a student's module, in this process, and write a JSON report.
 
 The grader starts it in a subprocess (so a student's infinite loop can be
-stopped): ``python -m micrograd2.exercises.runner N WORKSPACE REPORT.json LIMIT``.
+stopped): ``python -m micrograd2.exercises.runner ID WORKSPACE REPORT.json LIMIT [--tests DIR]``
+(``DIR``: a teacher's hidden tests instead of the public ones).
 The report is rewritten after every test, with the test running now under
 ``"running"``, so a grader that had to kill the process still knows how far it
 got.  The run bounds itself (``bounds.guard``): after ``LIMIT`` seconds of CPU
@@ -38,7 +39,7 @@ def where_in(error: BaseException, workspace: Path) -> str:
 def explain(error: BaseException, workspace: Path) -> str:
     """A failed test's message: a ``Mistake`` speaks for itself; other errors get their place, type and message
     (``ex02_activations.py:7: NameError: name 'w' is not defined``)."""
-    if isinstance(error, harness.Mistake):
+    if isinstance(error, (harness.Mistake, harness.MissingModule)):
         return str(error)
     if isinstance(error, SyntaxError) and error.filename and bounds.is_inside(error.filename, workspace):
         return _syntax_error(error)
@@ -118,15 +119,18 @@ class Collector:
             self.save()
 
 
-def run(number: int, workspace: Path, report_path: Path, limit: float | None = None) -> dict[str, Any]:
-    """Import the student's module for exercise ``number``, run its pristine tests, write and return the report.
+def run(key: str | int, workspace: Path, report_path: Path, limit: float | None = None,
+        tests_dir: Path | None = None) -> dict[str, Any]:
+    """Import the student's module for exercise ``key`` (an id or an alias), run its tests (the public ones,
+    or the hidden ones of ``tests_dir``), write and return the report.
 
     With a ``limit`` (seconds of CPU time), the run bounds itself as ``bounds.guard`` says."""
-    exercise = catalog.get(number)
+    exercise = catalog.get(key)
     workspace = workspace.resolve()
     os.environ[harness.WORKSPACE_ENV] = str(workspace)
-    report: dict[str, Any] = {"number": number, "import_error": None, "tests": [], "running": None,
+    report: dict[str, Any] = {"id": exercise.id, "import_error": None, "tests": [], "running": None,
                               "timed_out": False, "where": ""}
+    test_files = catalog.test_files(exercise, tests_dir)
     collector = Collector(report, report_path, workspace)
     report["running"] = f"while importing {exercise.filename}"
     collector.save()
@@ -135,8 +139,11 @@ def run(number: int, workspace: Path, report_path: Path, limit: float | None = N
         bounds.guard(limit, workspace, collector.timed_out, int(grader_pid) if grader_pid.isdigit() else None)
     report["import_error"] = import_problem(exercise, workspace)
     report["running"] = None
+    if report["import_error"] is None and not test_files:
+        report["import_error"] = (f"{tests_dir} holds no test_{exercise.name}*.py for exercise "
+                                  f"{exercise.id}")
     if report["import_error"] is None:
-        args = [str(exercise.test_file), "-q", "--tb=no", "-p", "no:cacheprovider", "-p", "no:hypothesispytest",
+        args = [*map(str, test_files), "-q", "--tb=no", "-p", "no:cacheprovider", "-p", "no:hypothesispytest",
                 "--noconftest", "-p", "no:timeout",
                 "-c", str(catalog.PYTEST_INI), "--rootdir", str(catalog.HERE), "-o", "addopts="]
         report["exit_code"] = int(pytest.main(args, plugins=[collector]))
@@ -145,12 +152,25 @@ def run(number: int, workspace: Path, report_path: Path, limit: float | None = N
     return report
 
 
+USAGE = ("usage: python -m micrograd2.exercises.runner ID WORKSPACE REPORT.json [CPU_SECONDS] "
+         "[--tests DIR]")
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
+    args = list(sys.argv[1:] if argv is None else argv)
+    tests_dir = None
+    if "--tests" in args:
+        at = args.index("--tests")
+        if at + 1 >= len(args):
+            print(USAGE, file=sys.stderr)
+            return 2
+        tests_dir = Path(args.pop(at + 1))
+        args.pop(at)
     if len(args) not in (3, 4):
-        print("usage: python -m micrograd2.exercises.runner N WORKSPACE REPORT.json [CPU_SECONDS]", file=sys.stderr)
+        print(USAGE, file=sys.stderr)
         return 2
-    run(int(args[0]), Path(args[1]), Path(args[2]), float(args[3]) if len(args) == 4 else None)
+    limit = float(args[3]) if len(args) == 4 else None
+    run(args[0], Path(args[1]), Path(args[2]), limit, tests_dir)
     return 0
 
 

@@ -1,24 +1,34 @@
-"""Make stubs from the solution-bearing sources, and write a fresh student workspace.
+"""Make stubs from the model solutions, and write a fresh student workspace.
 
-In a source, each part the student writes sits between ``# BEGIN SOLUTION`` and
-``# END SOLUTION`` lines.  The stub replaces each block by one line,
-``raise NotImplementedError("Exercise N: implement Class.method")`` (or the text
-written after ``BEGIN SOLUTION``), so stub, solution and tests come from one
-file and never drift apart.
+In a model solution, each part the student writes sits between
+``# BEGIN SOLUTION`` and ``# END SOLUTION`` lines.  The stub replaces each block
+by one line, ``raise NotImplementedError("Exercise U1.1: implement Class.method")``
+(or the text written after ``BEGIN SOLUTION``).
+
+NOTE [The solutions are not installed]
+The model solutions live in the repository (``tests/teacher/solutions/``), not
+in the package: a student's install holds the stubs only, ``sources/*.py``.
+They are generated from the solutions by
+``python -m micrograd2.exercises.stubs tests/teacher/solutions`` (``--check``
+says whether they are up to date; tests/test_stubs.py runs it), so stub and
+solution never drift apart.
 """
 from __future__ import annotations
 
+import argparse
 import shutil
+import sys
 from pathlib import Path
 
+from ..course.workspace import engine_files
 from . import catalog
 
 BEGIN = "# BEGIN SOLUTION"
 END = "# END SOLUTION"
 
 
-def strip_solutions(source: str, number: int) -> str:
-    """``source`` with every solution block replaced by ``raise NotImplementedError("Exercise N: …")``."""
+def strip_solutions(source: str, exercise_id: str) -> str:
+    """``source`` with every solution block replaced by ``raise NotImplementedError("Exercise U1.1: …")``."""
     lines = source.splitlines(keepends=True)
     out: list[str] = []
     opened: int | None = None
@@ -29,7 +39,7 @@ def strip_solutions(source: str, number: int) -> str:
                 raise ValueError(f"line {i + 1}: {BEGIN} inside the block opened at line {opened + 1}")
             indent = line[: len(line) - len(line.lstrip())]
             what = text[len(BEGIN):].strip(" :—-") or f"implement {_enclosing_name(lines, i)}"
-            out.append(f'{indent}raise NotImplementedError("Exercise {number}: {what}")\n')
+            out.append(f'{indent}raise NotImplementedError("Exercise {exercise_id}: {what}")\n')
             opened = i
         elif text.startswith(END):
             if opened is None:
@@ -78,13 +88,43 @@ def _indent(line: str) -> int:
 
 
 def stub(exercise: catalog.Exercise) -> str:
-    """The stub the student gets for ``exercise``."""
-    return strip_solutions(exercise.source.read_text(encoding="utf-8"), exercise.number)
+    """The stub the student gets for ``exercise`` (as shipped in ``sources/``)."""
+    return exercise.stub_file.read_text(encoding="utf-8")
+
+
+def stale_stubs(solutions: Path, write: bool = False) -> list[str]:
+    """The exercises whose shipped stub differs from the one made from ``solutions/<module>.py``
+    (with ``write``, each is rewritten).  An exercise without a file there is skipped: a paper
+    exercise of U0 is generated whole, it has no model solution to cut."""
+    stale = []
+    for exercise in catalog.EXERCISES:
+        solution = solutions / exercise.filename
+        if not solution.is_file():
+            continue
+        made = strip_solutions(solution.read_text(encoding="utf-8"), exercise.id)
+        if not exercise.stub_file.is_file() or stub(exercise) != made:
+            stale.append(exercise.id)
+            if write:
+                exercise.stub_file.write_text(made, encoding="utf-8")
+    return stale
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m micrograd2.exercises.stubs SOLUTIONS [--check]``: remake the shipped stubs."""
+    parser = argparse.ArgumentParser(prog="python -m micrograd2.exercises.stubs",
+                                     description="Make the shipped stubs from the model solutions.")
+    parser.add_argument("solutions", type=Path, help="the folder of model solutions")
+    parser.add_argument("--check", action="store_true", help="only say which stubs are out of date")
+    args = parser.parse_args(argv)
+    stale = stale_stubs(args.solutions, write=not args.check)
+    verb = "out of date" if args.check else "rewritten"
+    print(f"{len(stale)} stub(s) {verb}{': ' if stale else ''}{', '.join(stale)}")
+    return 1 if args.check and stale else 0
 
 
 def readme() -> str:
     """The workspace's README: how to work, test and get hints, and the list of exercises."""
-    rows = "\n".join(f"| {e.number} | `{e.filename}` | {e.title} | {e.lesson} |" for e in catalog.EXERCISES)
+    rows = "\n".join(f"| {e.id} | `{e.filename}` | {e.title} | {e.lesson} |" for e in catalog.EXERCISES)
     return catalog.README_TEMPLATE.read_text(encoding="utf-8").replace("{exercise_table}", rows)
 
 
@@ -94,6 +134,7 @@ def workspace_files() -> dict[str, str]:
     for exercise in catalog.EXERCISES:
         files[exercise.filename] = stub(exercise)
         files[f"tests/{exercise.test_file.name}"] = exercise.test_file.read_text(encoding="utf-8")
+    files.update(engine_files())  # engine/: the holes of your own engine (docs/course.md)
     return files
 
 
@@ -121,3 +162,7 @@ def make_workspace(directory: Path, force: bool = False) -> list[Path]:
         path.write_text(text, encoding="utf-8")
         written.append(path)
     return written
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -12,7 +12,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from ..autograd import Function
-from .compute import backend, broadcast_shape, shape_of, shapes_differ, sum_to
+from .compute import backend, broadcast_shape, course_hole, shape_of, shapes_differ, sum_to
 from .shapes import SqueezeDims, UnsafeView, Unsqueeze
 from .storage import cross_device
 from .strides import strides_of
@@ -68,7 +68,8 @@ class Mm(Function):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        return _product_grads(ctx, grad, a, b)
+        student = course_hole("matmul_backward", grad)
+        return student(grad, a, b) if student else _product_grads(ctx, grad, a, b)
 
 
 class Addmm(Function):

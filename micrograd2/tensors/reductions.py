@@ -13,7 +13,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from ..autograd import Function
-from .compute import backend, kept_shape, mask_mul, normalize_dims
+from .compute import backend, course_hole, kept_shape, mask_mul, normalize_dims
 from .storage import INTEGERS
 
 if TYPE_CHECKING:
@@ -35,6 +35,9 @@ class Sum(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        student = course_hole("sum_backward", grad)
+        if student:
+            return student(grad, ctx.shape, (1,) * len(ctx.shape))
         return grad.expand(ctx.shape)
 
 
@@ -54,6 +57,9 @@ class SumDim(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        student = course_hole("sum_backward", grad)
+        if student:
+            return student(grad, ctx.shape, ctx.kept)
         return grad.reshape(ctx.kept).expand(ctx.shape)
 
 
@@ -81,6 +87,9 @@ class Mean(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        student = course_hole("mean_backward", grad)
+        if student:
+            return student(grad, ctx.shape, (1,) * len(ctx.shape))
         return (grad / float(math.prod(ctx.shape))).expand(ctx.shape)
 
 
@@ -101,6 +110,9 @@ class MeanDim(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        student = course_hole("mean_backward", grad)
+        if student:
+            return student(grad, ctx.shape, ctx.kept)
         return (grad.reshape(ctx.kept) / float(ctx.n)).expand(ctx.shape)
 
 

@@ -2,16 +2,18 @@
 
 ``graph.py`` reads a graph (live, or from a trace) into plain data, ``dot.py``
 draws it as a ``graphviz.Digraph`` in PyTorch's or micrograd's view,
-``render.py`` writes files with Graphviz's ``dot``, ``stepper.py`` writes the
-HTML page.  A Value's (or Tensor's) ``_repr_svg_`` method calls ``repr_svg``
-here, so Jupyter shows its graph.
+``render.py`` (the module ``mg.viz.render``) writes files with Graphviz's ``dot``
+(``render_file``, which is ``mg.render``) or with the renderer plugged in by
+``set_renderer``, ``stepper.py`` writes the HTML page.  A Value's (or
+Tensor's) ``_repr_svg_`` method calls ``repr_svg`` here, so Jupyter shows its graph.
 """
 from __future__ import annotations
 
+from . import render
 from .dot import LEGEND, draw
 from .graph import COUNT_LIMIT, MAX_NODES
-from .render import GraphvizMissingWarning, render, repr_svg, svg
+from .render import GraphvizMissingWarning, GraphvizTimeout, render_file, repr_svg, set_renderer, svg
 from .stepper import stepper
 
-__all__ = ["COUNT_LIMIT", "LEGEND", "MAX_NODES", "GraphvizMissingWarning", "draw", "render", "repr_svg", "stepper",
-           "svg"]
+__all__ = ["COUNT_LIMIT", "LEGEND", "MAX_NODES", "GraphvizMissingWarning", "GraphvizTimeout", "draw",
+           "render", "render_file", "repr_svg", "set_renderer", "stepper", "svg"]

@@ -1,9 +1,14 @@
-"""``mg.render``: a diagram to a file (SVG, PNG or PDF) with Graphviz's ``dot``, or its DOT source without it.
+"""``mg.render`` (``mg.viz.render_file``): a diagram to a file (SVG, PNG or PDF), or its DOT source.
 
-A missing ``dot`` program is not an error: ``render`` writes the ``.dot`` source
-instead and warns in one line how to install Graphviz; ``svg``/``svgs`` return
-``None``.  ``svgs`` renders many graphs with one ``dot`` process (the
-step-through page has one frame per backward step).
+Graphviz's ``dot`` program lays the diagrams out, unless a renderer was plugged
+in with ``set_renderer(fn)`` (the browser playground draws with viz.js, Graphviz
+compiled to WebAssembly).  A missing ``dot`` program is not an error:
+``render_file`` writes the ``.dot`` source instead and warns in one line how to
+install Graphviz; ``svg``/``svgs`` return ``None``.  ``svgs`` renders many graphs
+with one ``dot`` process (the step-through page has one frame per backward step).
+This module is ``micrograd2.viz.render``; the function has another name, so
+that patching the module (``monkeypatch.setattr(micrograd2.viz.render, ...)``)
+reaches the module and not a function of the same name.
 """
 from __future__ import annotations
 
@@ -11,9 +16,10 @@ import os
 import re
 import shutil
 import subprocess
+import time
 import warnings
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence, Union
 
 import graphviz
 
@@ -32,12 +38,70 @@ class GraphvizMissingWarning(UserWarning):
 
 
 class GraphvizTimeout(RuntimeError):
-    """Graphviz's ``dot`` took longer than ``TIMEOUT_S`` seconds and was stopped."""
+    """Graphviz's ``dot`` (or the plugged-in renderer) took longer than ``TIMEOUT_S`` seconds."""
+
+
+# A renderer: (DOT source, output format such as "svg", time limit in seconds) -> the picture.
+Renderer = Callable[[str, str, float], Union[bytes, str]]
+
+# NOTE [Plugging in a renderer]
+# Where no dot program can run (the browser, through Pyodide), ``set_renderer`` hands the layout to
+# another Graphviz.  The renderer gets the same time limit as a dot run, TIMEOUT_S, and should raise
+# ``GraphvizTimeout(timeout_message(source))`` past it; a renderer that cannot be stopped from
+# inside (viz.js runs synchronously) is checked afterwards, and its caller stops it from outside
+# (the playground restarts its worker).  Everything that draws goes through ``_lay_out``, so
+# ``render_file``, ``svg``, ``svgs``, Jupyter's picture and the step-through page all use it.
+_renderer: Renderer | None = None
+
+
+def set_renderer(renderer: Renderer | None) -> Renderer | None:
+    """Draw diagrams with ``renderer(source, fmt, timeout_s)`` instead of ``dot`` (``None``: ``dot``).
+
+    Returns the renderer in use before (``None`` for ``dot``), so a caller can put it back.
+    """
+    global _renderer
+    if renderer is not None and not callable(renderer):
+        raise TypeError(f"set_renderer() takes a function (source, fmt, timeout_s) or None, not "
+                        f"{type(renderer).__name__}\n"
+                        "What to do: pass a function that returns the picture.")
+    before, _renderer = _renderer, renderer
+    return before
 
 
 def dot_program() -> str | None:
     """The path of Graphviz's ``dot``, or ``None`` where it is not installed."""
     return shutil.which("dot")
+
+
+def can_draw() -> bool:
+    """Whether diagrams can be laid out here: a renderer is plugged in, or ``dot`` is installed."""
+    return _renderer is not None or dot_program() is not None
+
+
+def timeout_message(source: str) -> str:
+    """What ``GraphvizTimeout`` says about the graph ``source``."""
+    return (f"Graphviz's dot took more than {TIMEOUT_S} s to lay out the graph "
+            f"({source.count(' -> ')} edges) and was stopped\n"
+            "What to do: draw a smaller graph, or save its DOT source with a .dot suffix "
+            "and lay it out yourself.")
+
+
+def _lay_out(fmt: str, source: str) -> bytes:
+    """The picture of ``source`` in format ``fmt``, by the plugged-in renderer or by ``dot``."""
+    if _renderer is None:
+        return _run_dot([f"-T{fmt}"], source)
+    began = time.monotonic()
+    try:
+        picture = _renderer(source, fmt, TIMEOUT_S)
+    except GraphvizTimeout:
+        raise
+    except Exception as exc:
+        first = (str(exc).splitlines() or [""])[0]
+        raise RuntimeError(f"the diagram renderer failed: {first}\nWhat to do: check the labels "
+                           "in the graph, or save the DOT source with a .dot suffix.") from exc
+    if time.monotonic() - began > TIMEOUT_S:  # NOTE [Plugging in a renderer]
+        raise GraphvizTimeout(timeout_message(source))
+    return picture.encode("utf-8") if isinstance(picture, str) else bytes(picture)
 
 
 def _run_dot(args: list[str], source: str) -> bytes:
@@ -47,17 +111,14 @@ def _run_dot(args: list[str], source: str) -> bytes:
         done = subprocess.run([dot, *args], input=source.encode(), capture_output=True, timeout=TIMEOUT_S,
                               check=False)
     except subprocess.TimeoutExpired:
-        raise GraphvizTimeout(f"Graphviz's dot took more than {TIMEOUT_S} s to lay out the graph "
-                              f"({source.count(' -> ')} edges) and was stopped\n"
-                              "What to do: draw a smaller graph, or save its DOT source with a .dot suffix "
-                              "and lay it out yourself.") from None
+        raise GraphvizTimeout(timeout_message(source)) from None
     if done.returncode != 0:
         raise RuntimeError(f"Graphviz dot failed: {done.stderr.decode(errors='replace').strip()}\n"
                            "What to do: check the labels in the graph, or save the DOT source with a .dot suffix.")
     return done.stdout
 
 
-def render(digraph: graphviz.Digraph, path: str | os.PathLike[str]) -> str:
+def render_file(digraph: graphviz.Digraph, path: str | os.PathLike[str]) -> str:
     """Write ``digraph`` to ``path`` as SVG, PNG or PDF (by its suffix; ``.dot``/``.gv``: the source).
 
     Returns the path written.  Without ``dot``, writes the DOT source beside it
@@ -72,13 +133,13 @@ def render(digraph: graphviz.Digraph, path: str | os.PathLike[str]) -> str:
     if suffix in SOURCES:
         target.write_text(digraph.source, encoding="utf-8")
         return str(target)
-    if dot_program() is None:
+    if not can_draw():
         fallback = target.with_suffix(".dot")
         fallback.write_text(digraph.source, encoding="utf-8")
         warnings.warn(f"Graphviz's dot was not found, so {fallback} holds the DOT source instead of a "
                       f"{suffix[1:].upper()}; to draw pictures, {INSTALL}.", GraphvizMissingWarning, stacklevel=2)
         return str(fallback)
-    target.write_bytes(_run_dot([f"-T{FORMATS[suffix]}"], digraph.source))
+    target.write_bytes(_lay_out(FORMATS[suffix], digraph.source))
     return str(target)
 
 
@@ -93,10 +154,12 @@ _SVG = re.compile(r"<svg\b.*?</svg>", re.S)
 
 def svgs(digraphs: Sequence[Any]) -> list[str] | None:
     """Each diagram as an ``<svg>`` element (no XML prolog), all with one ``dot`` run; ``None`` without dot."""
-    if dot_program() is None:
+    if not can_draw():
         return None
     if not digraphs:
         return []
+    if _renderer is not None:  # in process: one call per diagram costs nothing more
+        return [_SVG.findall(_lay_out("svg", g.source).decode("utf-8"))[0] for g in digraphs]
     out = _run_dot(["-Tsvg"], "\n".join(g.source for g in digraphs)).decode("utf-8")
     found = _SVG.findall(out)
     if len(found) != len(digraphs):  # should not happen; render one at a time instead
@@ -106,6 +169,6 @@ def svgs(digraphs: Sequence[Any]) -> list[str] | None:
 
 def repr_svg(value: Any) -> str | None:
     """Jupyter's picture of a Value or Tensor: its autograd graph as SVG (``None`` without dot)."""
-    if dot_program() is None:
+    if not can_draw():
         return None
     return svg(draw(value))

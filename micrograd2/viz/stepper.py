@@ -5,6 +5,10 @@ node outlined and the gradients it sends on its edges, arrows pointing the way
 gradients flow (``draw(..., highlight=k)``), its legend (only the kinds it
 shows) and the narration of that step, wrapped to the page.
 
+Each pass is laid out once and every frame of it is drawn at that layout, so
+boxes keep their places and sizes from step to step (NOTE [One layout per pass]);
+the graph's pane and the legend keep the size of the largest frame's, so the
+narration starts at the same place in every frame.
 The graph sits beside the narration when it fits there with readable text,
 else above it; it is never drawn with text smaller than ``MIN_TEXT_PX`` unless
 the reader asks for the whole graph.  A graph larger than the page pans (drag
@@ -17,15 +21,20 @@ keeps the first and the last frames and says which steps it left out.
 from __future__ import annotations
 
 import html
+import json
 import os
+import re
+import subprocess
 import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+import graphviz
 
 from ..tracing.narrate import narration_lines
 from .dot import Legend, drawing
 from .graph import from_pass, progress
-from .render import INSTALL, GraphvizMissingWarning, svgs
+from .render import INSTALL, TIMEOUT_S, GraphvizMissingWarning, GraphvizTimeout, dot_program, svgs, timeout_message
 
 if TYPE_CHECKING:
     from ..tracing import Tracer
@@ -35,6 +44,7 @@ MAX_FRAMES = 500
 MIN_TEXT_PX = 10.5  # the graph is never shown smaller than this (its smallest text, in CSS pixels), except on request
 
 _STYLE = """
+html { scrollbar-gutter: stable; }
 body { font-family: Helvetica, Arial, sans-serif; font-size: 16px; margin: 1em; color: #222; }
 h1 { font-size: 1.4em; margin: 0; }
 header { display: flex; gap: .6em 1em; align-items: center; flex-wrap: wrap; }
@@ -51,7 +61,8 @@ button { font-size: 1em; padding: .3em .9em; }
 .graph svg { display: block; }
 .side { flex: 1 1 360px; min-width: 0; }
 .legend { list-style: none; margin: 0 0 .6em 0; padding: 0; display: flex; flex-wrap: wrap; gap: .3em 1.2em;
-          font-size: 14px; }
+          font-size: 14px; font-variant-numeric: tabular-nums; align-content: flex-start; }
+#position { font-variant-numeric: tabular-nums; }
 .legend li { display: flex; align-items: center; gap: .4em; }
 .swatch { display: inline-block; width: 1.4em; height: .9em; border: 1px solid #555; }
 .swatch.visited { background: lightgrey; border: 3px solid red; }
@@ -69,6 +80,14 @@ _SCRIPT = """
   var position = document.getElementById('position');
   var prev = document.getElementById('prev'), next = document.getElementById('next');
   var current = 0, zoom = 1, whole = false;
+  var BAR = (function () {  // a scroll bar's thickness
+    var probe = document.createElement('div');
+    probe.style.cssText = 'position: absolute; visibility: hidden; overflow: scroll; width: 60px';
+    document.body.appendChild(probe);
+    var thickness = probe.offsetWidth - probe.clientWidth;
+    document.body.removeChild(probe);
+    return thickness;
+  })();
 
   function size(svg) {  // the picture's natural size in CSS pixels (Graphviz writes points) and smallest text
     if (!svg.dataset.w) {
@@ -111,6 +130,36 @@ _SCRIPT = """
     svg.style.width = (own[0] * scale) + 'px';
     svg.style.height = (own[1] * scale) + 'px';
     f.classList.toggle('stacked', !beside);
+    holdPlace(f, pane, w * scale + 2, h * scale + 2);
+  }
+
+  // The pane as large as the largest frame's (w by h, and its scroll bars), the legend as tall
+  // as the tallest: the narration starts at the same place in every frame.
+  function holdPlace(f, pane, w, h) {
+    var most = parseFloat(getComputedStyle(pane).maxHeight), legend = f.querySelector('.legend');
+    if (w > f.clientWidth) { h += BAR; }
+    if (h > most) { w += BAR; }
+    pane.style.minWidth = Math.min(w, f.clientWidth) + 'px';
+    pane.style.minHeight = Math.min(h, most) + 'px';
+    if (legend) { legend.style.minHeight = tallestLegend(f) + 'px'; }
+  }
+
+  // The tallest legend of all frames, as it would be in frame f's side column.  Its digits are all
+  // as wide (tabular), so legends that differ only in their step number are measured once.
+  function tallestLegend(f) {
+    var side = f.querySelector('.side'), seen = {}, most = 0;
+    document.querySelectorAll('.frame .legend').forEach(function (ul) {
+      var key = ul.innerHTML.replace(/[0-9]/g, '0');
+      if (seen[key]) { return; }
+      seen[key] = true;
+      var probe = ul.cloneNode(true);
+      probe.style.cssText = 'position: absolute; visibility: hidden; min-height: 0';
+      probe.style.width = side.clientWidth + 'px';
+      side.appendChild(probe);
+      most = Math.max(most, probe.getBoundingClientRect().height);
+      side.removeChild(probe);
+    });
+    return most;
   }
 
   function focus(f) {  // scroll the visited node and the gradients it sends into view
@@ -133,12 +182,20 @@ _SCRIPT = """
     pane.scrollTop += (box.top + box.bottom) / 2 - (p.top + p.bottom) / 2;
   }
 
+  function where(f, j) {
+    return 'step ' + f.dataset.step + ' of ' + f.dataset.total + ' (frame ' + (j + 1) + ' of ' +
+      frames.length + ')';
+  }
+  // The position at its widest (the last frame's, every digit a 0), measured once: the header keeps
+  // its width, and so its wrapping, from frame to frame.
+  position.textContent = where(frames[frames.length - 1], frames.length - 1).replace(/[0-9]/g, '0');
+  position.style.minWidth = position.getBoundingClientRect().width + 'px';
+
   function show(k) {
     current = Math.max(0, Math.min(frames.length - 1, k));
     for (var j = 0; j < frames.length; j++) { frames[j].hidden = (j !== current); }
     var f = frames[current];
-    position.textContent = 'step ' + f.dataset.step + ' of ' + f.dataset.total + ' (frame ' + (current + 1) +
-      ' of ' + frames.length + ')';
+    position.textContent = where(f, current);
     prev.disabled = current === 0;
     next.disabled = current === frames.length - 1;
     layout(f);
@@ -197,6 +254,131 @@ def _kept(steps: list[int]) -> tuple[list[int], str | None]:
     return kept, note
 
 
+# NOTE [One layout per pass]
+# A frame differs from the next only in its text (a .grad filled in), the visited node's outline
+# and the gradients on that node's edges.  Laid out alone, each frame moves its boxes as
+# "grad None" becomes "grad 26.5", and a long pass waits for one dot layout per step.  So each
+# pass is laid out once, every node at the largest size it takes in any frame and every edge with
+# the label it carries in any frame; then each frame is drawn at those places by Graphviz's nop2
+# engine (it draws the positions it is given and lays out nothing), inside the same bounding box
+# (two invisible corner points).  Boxes keep their places and sizes from frame to frame, and a
+# page costs three dot runs (sizes, layouts, pictures), however many frames it has.
+
+_ID = r'"(?:[^"\\]|\\.)*"|[^\s"\[\]]+'  # a node's name as the graphviz package writes it
+_STATEMENT = re.compile(rf"\t({_ID})(?: -> ({_ID}))?( \[.*\])?\n?", re.S)
+_CORNER = "still layout corner"
+
+# A body line of a frame: ((name, None) for a node or (tail, head) for an edge, line, attributes)
+Statement = tuple[tuple[str, str | None], str, str]
+
+
+def _statements(g: graphviz.Digraph) -> list[Statement] | None:
+    """Each line of ``g``'s body as a node or an edge statement; ``None`` if a line is neither."""
+    found = []
+    for line in g.body:
+        m = _STATEMENT.fullmatch(line)
+        if m is None:
+            return None
+        found.append(((m.group(1), m.group(2)), line.rstrip("\n"), m.group(3) or ""))
+    return found
+
+
+def _like(g: graphviz.Digraph, body: list[str], **graph_attr: str) -> graphviz.Digraph:
+    """A graph with ``g``'s name and default attributes, ``body``, and more graph attributes."""
+    return graphviz.Digraph(g.name, graph_attr={**g.graph_attr, **graph_attr},
+                            node_attr=dict(g.node_attr), edge_attr=dict(g.edge_attr), body=body)
+
+
+def _dot_json(graphs: list[graphviz.Digraph]) -> list[dict[str, Any]]:
+    """The graphs laid out by one dot run, each as Graphviz's JSON (``-Tjson0``)."""
+    source = "\n".join(g.source for g in graphs)
+    try:
+        done = subprocess.run([str(dot_program()), "-Tjson0"], input=source.encode(),
+                              capture_output=True, timeout=TIMEOUT_S, check=False)
+    except subprocess.TimeoutExpired:
+        raise GraphvizTimeout(timeout_message(source)) from None
+    if done.returncode != 0:
+        raise RuntimeError(f"Graphviz dot failed: {done.stderr.decode(errors='replace').strip()}\n"
+                           "What to do: check the labels in the graph, or save the DOT source "
+                           "with a .dot suffix.")
+    text, decoder, found, at = done.stdout.decode("utf-8"), json.JSONDecoder(), [], 0
+    while text[at:].strip():
+        at += len(text[at:]) - len(text[at:].lstrip())
+        laid, at = decoder.raw_decode(text, at)
+        found.append(laid)
+    return found
+
+
+def _sizes(g: graphviz.Digraph, frames: list[list[Statement]]) -> graphviz.Digraph:
+    """Each node of a pass in every form it takes in its frames, unlinked at (0, 0): to measure."""
+    body = []
+    for j, forms in enumerate(zip(*frames)):
+        looks = dict.fromkeys(attrs for (_, head), _, attrs in forms if head is None)
+        body += [f'\t"{j}.{n}"{attrs} [pos="0,0"]\n' for n, attrs in enumerate(looks)]
+    return _like(g, body, layout="nop")
+
+
+def _layout(g: graphviz.Digraph, frames: list[list[Statement]],
+            sizes: dict[str, Any]) -> graphviz.Digraph:
+    """A pass's graph to lay out: each node at its largest size, each edge in its longest form
+    (with the gradient it carries in one frame)."""
+    most: dict[int, tuple[float, float]] = {}
+    for obj in sizes.get("objects", []):
+        j = int(obj["name"].split(".")[0])
+        w, h = most.get(j, (0.0, 0.0))
+        most[j] = (max(w, float(obj["width"])), max(h, float(obj["height"])))
+    body = []
+    for j, forms in enumerate(zip(*frames)):
+        longest = max((line for _, line, _ in forms), key=len)
+        if forms[0][0][1] is None:
+            w, h = most[j]
+            body.append(f"{longest} [width={w} height={h} fixedsize=true still={j}]\n")
+        else:
+            body.append(f"{longest} [still={j}]\n")
+    return _like(g, body)
+
+
+def _placed(g: graphviz.Digraph, statements: list[Statement],
+            layout: dict[str, Any]) -> graphviz.Digraph:
+    """Frame ``g`` drawn at the places of its pass's ``layout`` (NOTE [One layout per pass])."""
+    places = {}
+    for obj in layout.get("objects", []):
+        if "still" in obj:
+            places[int(obj["still"])] = (f'pos="{obj["pos"]}" width={obj["width"]} '
+                                         f'height={obj["height"]} fixedsize=true')
+    for edge in layout.get("edges", []):
+        if "still" in edge:
+            lp = f' lp="{edge["lp"]}"' if "lp" in edge else ""
+            places[int(edge["still"])] = f'pos="{edge["pos"]}"{lp}'
+    x0, y0, x1, y1 = layout["bb"].split(",")
+    body = [f"{line} [{places[j]}]\n" for j, (_, line, _) in enumerate(statements)]
+    body += [f'\t"{_CORNER} {k}" [label="" shape=point style=invis width=0 height=0 '
+             f'pos="{x},{y}"]\n' for k, (x, y) in enumerate(((x0, y0), (x1, y1)))]
+    return _like(g, body, layout="nop2")
+
+
+def _still(drawn: list[graphviz.Digraph], passes: list[list[int]]) -> list[graphviz.Digraph]:
+    """The frames ``drawn``, those of each pass (a list of indices into ``drawn``) at one layout."""
+    still, laid = list(drawn), []
+    for group in passes:
+        parsed = [p for p in (_statements(drawn[i]) for i in group) if p is not None]
+        keys = [[key for key, _, _ in p] for p in parsed]
+        if len(parsed) == len(group) and all(k == keys[0] for k in keys):  # dot.py's frames: always
+            laid.append((group, parsed))
+    if not laid:
+        return still
+    try:
+        sizes = _dot_json([_sizes(drawn[group[0]], parsed) for group, parsed in laid])
+        layouts = _dot_json([_layout(drawn[group[0]], parsed, size)
+                             for (group, parsed), size in zip(laid, sizes)])
+    except ValueError:  # JSON that does not parse: each frame is laid out alone, as before
+        return still
+    for (group, parsed), layout in zip(laid, layouts):
+        for i, statements in zip(group, parsed):
+            still[i] = _placed(drawn[i], statements, layout)
+    return still
+
+
 def stepper(trace: Tracer, path: str | os.PathLike[str], view: str = "autograd", rankdir: str = "LR",
             show_saved: bool = False, title: str = "micrograd2: step through backward") -> str:
     """Write the step-through page of ``trace`` to ``path`` (one HTML file); return the path.
@@ -215,7 +397,11 @@ def stepper(trace: Tracer, path: str | os.PathLike[str], view: str = "autograd",
         if pass_no not in skeletons:
             skeletons[pass_no] = from_pass(trace, pass_no, show_saved)
         drawn.append(drawing(skeletons[pass_no], view, rankdir, progress(trace, k), name=f"step{k}", legend=False))
-    pictures = svgs([g for g, _ in drawn])
+    passes: dict[int, list[int]] = {}
+    for i, k in enumerate(steps):
+        passes.setdefault(by_step[k].pass_no or 0, []).append(i)
+    graphs = [g for g, _ in drawn]
+    pictures = svgs(_still(graphs, list(passes.values())) if dot_program() is not None else graphs)
     notes = [note] if note else []
     if pictures is None:
         notes.append(f"Graphviz's dot was not found, so each frame shows its DOT source; to see pictures, {INSTALL}.")

@@ -1,4 +1,4 @@
-"""Exercise 1 — Mul and Sum as Functions (lesson 2: what backward actually does).
+"""Exercise U1.1 — Mul and Sum as Functions (lesson 2: what backward actually does).
 
 Every op of micrograd2 is an ``mg.Function`` with two static methods:
 
@@ -15,8 +15,8 @@ number of inputs, as ONE node).  ``Mul.apply(x, w)`` then records a node named
 ``MulBackward`` that the engine walks exactly like the built-in ``MulBackward0``,
 and the article's block 1, z = Σ xᵢ·wᵢ, runs on your ops (``dot`` below).
 
-Check: ``micrograd2 exercise check 1`` (or ``pytest -m ex1``).
-Hints: ``micrograd2 exercise hint 1`` (``hint 1 2``, ``hint 1 3`` for more).
+Check: ``micrograd2 exercise check U1.1`` (or ``pytest -m u1_1``).
+Hints: ``micrograd2 exercise hint U1.1`` (``hint U1.1 2``, ``hint U1.1 3`` for more).
 """
 from __future__ import annotations
 
@@ -31,18 +31,12 @@ class Mul(mg.Function):
     @staticmethod
     def forward(ctx: Any, a: float, b: float) -> float:
         """Return a·b, and keep a and b for backward."""
-        # BEGIN SOLUTION
-        ctx.save_for_backward(a, b)
-        return a * b
-        # END SOLUTION
+        raise NotImplementedError("Exercise U1.1: implement Mul.forward")
 
     @staticmethod
     def backward(ctx: Any, grad: float) -> tuple[float, float]:
         """Return (∂L/∂a, ∂L/∂b) given grad = ∂L/∂z."""
-        # BEGIN SOLUTION
-        a, b = ctx.saved_tensors
-        return grad * b, grad * a
-        # END SOLUTION
+        raise NotImplementedError("Exercise U1.1: implement Mul.backward")
 
 
 class Sum(mg.Function):
@@ -51,17 +45,12 @@ class Sum(mg.Function):
     @staticmethod
     def forward(ctx: Any, *xs: float) -> float:
         """Return the sum of the inputs (and remember how many there were)."""
-        # BEGIN SOLUTION
-        ctx.n = len(xs)
-        return sum(xs)
-        # END SOLUTION
+        raise NotImplementedError("Exercise U1.1: implement Sum.forward")
 
     @staticmethod
     def backward(ctx: Any, grad: float) -> tuple[float, ...]:
         """Return one gradient per input: ∂L/∂xᵢ given grad = ∂L/∂z."""
-        # BEGIN SOLUTION
-        return (grad,) * ctx.n
-        # END SOLUTION
+        raise NotImplementedError("Exercise U1.1: implement Sum.backward")
 
 
 def dot(xs: list[mg.Value], ws: list[mg.Value]) -> mg.Value:

@@ -1,4 +1,4 @@
-"""Exercise 2 — Tanh, Exp and Sigmoid backward (lesson 2: each op carries its own backward).
+"""Exercise U1.2 — Tanh, Exp and Sigmoid backward (lesson 2: each op carries its own backward).
 
 Each ``forward`` below is written for you and saves the op's OUTPUT with
 ``ctx.save_for_backward``: for these three functions the derivative is
@@ -9,8 +9,8 @@ Your task: write the three ``backward`` methods.  Each receives the upstream
 gradient ``grad`` = ∂L/∂output and returns ∂L/∂x (the chain rule: upstream
 gradient × local derivative), reading the saved output from ``ctx.saved_tensors``.
 
-Check: ``micrograd2 exercise check 2`` (or ``pytest -m ex2``).
-Hints: ``micrograd2 exercise hint 2``.
+Check: ``micrograd2 exercise check U1.2`` (or ``pytest -m u1_2``).
+Hints: ``micrograd2 exercise hint U1.2``.
 """
 from __future__ import annotations
 
@@ -32,10 +32,7 @@ class Tanh(mg.Function):
     @staticmethod
     def backward(ctx: Any, grad: float) -> float:
         """∂L/∂x from grad = ∂L/∂t and the saved t."""
-        # BEGIN SOLUTION
-        (t,) = ctx.saved_tensors
-        return grad * (1 - t * t)
-        # END SOLUTION
+        raise NotImplementedError("Exercise U1.2: implement Tanh.backward")
 
 
 class Exp(mg.Function):
@@ -50,10 +47,7 @@ class Exp(mg.Function):
     @staticmethod
     def backward(ctx: Any, grad: float) -> float:
         """∂L/∂x from grad = ∂L/∂e and the saved e."""
-        # BEGIN SOLUTION
-        (e,) = ctx.saved_tensors
-        return grad * e
-        # END SOLUTION
+        raise NotImplementedError("Exercise U1.2: implement Exp.backward")
 
 
 class Sigmoid(mg.Function):
@@ -68,7 +62,4 @@ class Sigmoid(mg.Function):
     @staticmethod
     def backward(ctx: Any, grad: float) -> float:
         """∂L/∂x from grad = ∂L/∂s and the saved s."""
-        # BEGIN SOLUTION
-        (s,) = ctx.saved_tensors
-        return grad * s * (1 - s)
-        # END SOLUTION
+        raise NotImplementedError("Exercise U1.2: implement Sigmoid.backward")

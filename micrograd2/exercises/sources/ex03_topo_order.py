@@ -1,4 +1,4 @@
-"""Exercise 3 — Reverse topological order, without recursion (lesson 2: the order backward walks in).
+"""Exercise U2.1 — Reverse topological order, without recursion (lesson 2: the order backward walks in).
 
 ``backward()`` may visit a node only once every node that USES its output (its
 consumers) has been visited: only then is its upstream gradient complete.
@@ -13,8 +13,8 @@ from ``root.grad_fn`` (``AccumulateGrad`` nodes included), each exactly once,
 recurse: a chain of 100 000 ops (beyond Python's recursion limit of 1000, the
 bug micrograd's users met) must work, and fast.  (``[]`` if ``root.grad_fn`` is None.)
 
-Check: ``micrograd2 exercise check 3`` (or ``pytest -m ex3``).
-Hints: ``micrograd2 exercise hint 3``.
+Check: ``micrograd2 exercise check U2.1`` (or ``pytest -m u2_1``).
+Hints: ``micrograd2 exercise hint U2.1``.
 """
 from __future__ import annotations
 
@@ -25,31 +25,4 @@ from micrograd2.autograd import Node
 
 def reverse_topological_order(root: Any) -> list[Node]:
     """The nodes reachable from ``root.grad_fn``, each after all its consumers."""
-    # BEGIN SOLUTION
-    start = root.grad_fn
-    if start is None:
-        return []
-    consumers: dict[Node, int] = {start: 0}  # node -> how many edges point at it
-    stack = [start]
-    while stack:
-        node = stack.pop()
-        for nxt, _ in node.next_functions:
-            if nxt is None:
-                continue
-            if nxt not in consumers:
-                consumers[nxt] = 0
-                stack.append(nxt)
-            consumers[nxt] += 1
-    order: list[Node] = []
-    ready = [start]
-    while ready:
-        node = ready.pop()
-        order.append(node)
-        for nxt, _ in node.next_functions:
-            if nxt is None:
-                continue
-            consumers[nxt] -= 1
-            if consumers[nxt] == 0:
-                ready.append(nxt)
-    return order
-    # END SOLUTION
+    raise NotImplementedError("Exercise U2.1: implement reverse_topological_order")

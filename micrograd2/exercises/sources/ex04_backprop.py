@@ -1,4 +1,4 @@
-"""Exercise 4 — Backpropagation by hand (lesson 2: backward multiplies upstream gradients through).
+"""Exercise U2.2 — Backpropagation by hand (lesson 2: backward multiplies upstream gradients through).
 
 ``root.backward()`` walks the nodes in reverse topological order and, at each
 node, turns the node's complete upstream gradient into one gradient per input
@@ -11,11 +11,11 @@ accumulates across backward calls.
 
 Your task: ``backprop(root, order)`` does that, by hand.  ``order`` lists every
 node reachable from ``root.grad_fn``, each after all its consumers (what
-exercise 3 computes; ``AccumulateGrad`` nodes included).  Start with the
+exercise U2.1 computes; ``AccumulateGrad`` nodes included).  Start with the
 gradient 1.0 at ``root.grad_fn``.  The result must equal ``root.backward()``.
 
-Check: ``micrograd2 exercise check 4`` (or ``pytest -m ex4``).
-Hints: ``micrograd2 exercise hint 4``.
+Check: ``micrograd2 exercise check U2.2`` (or ``pytest -m u2_2``).
+Hints: ``micrograd2 exercise hint U2.2``.
 """
 from __future__ import annotations
 
@@ -34,17 +34,4 @@ def local_backward(node: Node, grad_output: float) -> tuple[Any, ...]:
 
 def backprop(root: Any, order: list[Node]) -> None:
     """Add ∂root/∂leaf into ``leaf.grad`` for every leaf that requires grad, walking ``order``."""
-    # BEGIN SOLUTION
-    grads: dict[Node, float] = {root.grad_fn: 1.0}  # the gradient each node has received so far
-    for node in order:
-        grad = grads.pop(node, None)
-        if grad is None:
-            continue
-        if node.name() == "AccumulateGrad":
-            leaf = node.variable  # type: ignore[attr-defined]
-            leaf.grad = grad if leaf.grad is None else leaf.grad + grad
-            continue
-        for (nxt, _), g in zip(node.next_functions, local_backward(node, grad)):
-            if nxt is not None and g is not None:
-                grads[nxt] = grads.get(nxt, 0.0) + g
-    # END SOLUTION
+    raise NotImplementedError("Exercise U2.2: implement backprop")

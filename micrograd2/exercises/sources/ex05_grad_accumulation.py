@@ -1,4 +1,4 @@
-"""Exercise 5 — Gradient accumulation over micro-batches (lesson 3: backward does not reset .grad).
+"""Exercise U5.1 — Gradient accumulation over micro-batches (lesson 3: backward does not reset .grad).
 
 A batch too big for memory is split into micro-batches: each one builds its
 own small graph, runs ``backward()`` and frees it, and because ``backward()``
@@ -14,8 +14,8 @@ consecutive micro-batches.  ``loss_fn(samples)`` returns the mean loss over
 ``samples`` as a Value.  Start from clean gradients (whatever ``.grad`` held
 before must not count), and return the full-batch loss as a float.
 
-Check: ``micrograd2 exercise check 5`` (or ``pytest -m ex5``).
-Hints: ``micrograd2 exercise hint 5``.
+Check: ``micrograd2 exercise check U5.1`` (or ``pytest -m u5_1``).
+Hints: ``micrograd2 exercise hint U5.1``.
 """
 from __future__ import annotations
 
@@ -27,14 +27,4 @@ def accumulate_gradients(params: Sequence[Any], batch: Sequence[Any], loss_fn: C
     """Fill each ``p.grad`` with the gradient of the full batch's mean loss, one micro-batch at a time."""
     if n_micro < 1 or len(batch) % n_micro:
         raise ValueError(f"a batch of {len(batch)} samples can't be split into {n_micro} equal micro-batches")
-    # BEGIN SOLUTION
-    for p in params:
-        p.grad = None
-    size = len(batch) // n_micro
-    total = 0.0
-    for k in range(n_micro):
-        loss = loss_fn(batch[k * size:(k + 1) * size]) / n_micro  # each micro-batch is 1/n_micro of the mean
-        loss.backward()
-        total += loss.item()
-    return total
-    # END SOLUTION
+    raise NotImplementedError("Exercise U5.1: implement accumulate_gradients")

@@ -1,4 +1,4 @@
-"""Exercise 6 — A detached target network (lesson 4: the boundary of detach and no_grad).
+"""Exercise U5.2 — A detached target network (lesson 4: the boundary of detach and no_grad).
 
 In Q-learning the online network ``q_net`` learns to predict
 ``y = r + γ · target_net(s′)`` (just ``r`` when the episode is done).  The target
@@ -16,14 +16,14 @@ Your task:
   parameters, IN PLACE (``mul_``, ``add_``…) on the target's own parameter Values,
   under ``mg.no_grad()`` — as optimizers update parameters.
 
-Check: ``micrograd2 exercise check 6`` (or ``pytest -m ex6``).
-Hints: ``micrograd2 exercise hint 6``.
+Check: ``micrograd2 exercise check U5.2`` (or ``pytest -m u5_2``).
+Hints: ``micrograd2 exercise hint U5.2``.
 """
 from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-import micrograd2 as mg
+import micrograd2 as mg  # noqa: F401 - unused in the stub, needed by a solution
 
 Transition = tuple[Sequence[float], float, Sequence[float], bool]  # (s, r, s2, done)
 
@@ -31,20 +31,9 @@ Transition = tuple[Sequence[float], float, Sequence[float], bool]  # (s, r, s2, 
 def td_loss(q_net: Callable[[Any], Any], target_net: Callable[[Any], Any], batch: Sequence[Transition],
             gamma: float) -> Any:
     """Mean of (q_net(s) − y)² with y = r + γ·target_net(s2) (y = r when done), y a constant."""
-    # BEGIN SOLUTION
-    errors = []
-    for s, r, s2, done in batch:
-        with mg.no_grad():
-            y = r if done else r + gamma * target_net(s2)
-        errors.append((q_net(s) - y) ** 2)
-    return mg.sum(errors) / len(errors)
-    # END SOLUTION
+    raise NotImplementedError("Exercise U5.2: implement td_loss")
 
 
 def soft_update(target_net: Any, q_net: Any, tau: float) -> None:
     """θ′ ← (1 − τ)·θ′ + τ·θ in place, for θ′ in target_net.parameters(), θ in q_net.parameters()."""
-    # BEGIN SOLUTION
-    with mg.no_grad():
-        for target_p, p in zip(target_net.parameters(), q_net.parameters()):
-            target_p.mul_(1 - tau).add_(tau * p.data)
-    # END SOLUTION
+    raise NotImplementedError("Exercise U5.2: implement soft_update")

@@ -1,4 +1,4 @@
-"""Exercise 7 — Custom Functions that pass gradcheck (lesson 5: writing a custom backward).
+"""Exercise U5.3 — Custom Functions that pass gradcheck (lesson 5: writing a custom backward).
 
 The article's ``SquareAndDouble`` computes y = 2x² with a hand-written backward,
 ∂y/∂x = 4x; then ``Hypot``, an op with two inputs, h = √(a² + b²).  Write them
@@ -8,17 +8,20 @@ the way PyTorch's ``torch.autograd.Function`` is written:
   the output you return — not as attributes of ``ctx``: saved Values are
   checked, so changing one in place before backward raises
   ``modified by an inplace operation`` instead of silently using a new number;
-* ``backward`` returns one gradient per input (a tuple for two inputs).
+* ``backward`` returns one gradient per input (a tuple for two inputs), and
+  ``None`` for an input that is a plain number (``Hypot.apply(x, 2.0)``): a
+  number has no ``.grad`` to receive one, and PyTorch refuses a gradient for
+  it.  ``ctx.needs_input_grad[i]`` is False for such an input.
 
 ``mg.autograd.gradcheck(Hypot, [a, b])`` compares your backward with central
 differences; the tests run it at many points.
 
-Check: ``micrograd2 exercise check 7`` (or ``pytest -m ex7``).
-Hints: ``micrograd2 exercise hint 7``.
+Check: ``micrograd2 exercise check U5.3`` (or ``pytest -m u5_3``).
+Hints: ``micrograd2 exercise hint U5.3``.
 """
 from __future__ import annotations
 
-import math
+import math  # noqa: F401 - unused in the stub, needed by a solution
 from typing import Any
 
 import micrograd2 as mg
@@ -29,17 +32,11 @@ class SquareAndDouble(mg.Function):
 
     @staticmethod
     def forward(ctx: Any, x: float) -> float:
-        # BEGIN SOLUTION
-        ctx.save_for_backward(x)
-        return 2 * x * x
-        # END SOLUTION
+        raise NotImplementedError("Exercise U5.3: implement SquareAndDouble.forward")
 
     @staticmethod
     def backward(ctx: Any, grad_output: float) -> float:
-        # BEGIN SOLUTION
-        (x,) = ctx.saved_tensors
-        return grad_output * 4 * x
-        # END SOLUTION
+        raise NotImplementedError("Exercise U5.3: implement SquareAndDouble.backward")
 
 
 class Hypot(mg.Function):
@@ -47,15 +44,8 @@ class Hypot(mg.Function):
 
     @staticmethod
     def forward(ctx: Any, a: float, b: float) -> float:
-        # BEGIN SOLUTION
-        h = math.hypot(a, b)
-        ctx.save_for_backward(a, b, h)
-        return h
-        # END SOLUTION
+        raise NotImplementedError("Exercise U5.3: implement Hypot.forward")
 
     @staticmethod
-    def backward(ctx: Any, grad_output: float) -> tuple[float, float]:
-        # BEGIN SOLUTION
-        a, b, h = ctx.saved_tensors
-        return grad_output * a / h, grad_output * b / h
-        # END SOLUTION
+    def backward(ctx: Any, grad_output: float) -> tuple[float | None, float | None]:
+        raise NotImplementedError("Exercise U5.3: implement Hypot.backward")

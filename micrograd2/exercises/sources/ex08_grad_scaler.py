@@ -1,4 +1,4 @@
-"""Exercise 8 — A minimal GradScaler (lesson 6: mixed precision).
+"""Exercise U5.4 — A minimal GradScaler (lesson 6: mixed precision).
 
 In float16 small gradients underflow to 0.  Loss scaling multiplies the loss by
 a big factor S (2¹⁶ at first) before backward, so every gradient is S times
@@ -27,12 +27,12 @@ optimizer) with the semantics of ``torch.amp.GradScaler`` and ``mg.GradScaler``:
   reaches ``growth_interval``, S ← S·growth_factor and the count restarts.
   Then the next iteration starts afresh (not unscaled, no inf found).
 
-Check: ``micrograd2 exercise check 8`` (or ``pytest -m ex8``).
-Hints: ``micrograd2 exercise hint 8``.
+Check: ``micrograd2 exercise check U5.4`` (or ``pytest -m u5_4``).
+Hints: ``micrograd2 exercise hint U5.4``.
 """
 from __future__ import annotations
 
-import math
+import math  # noqa: F401 - unused in the stub, needed by a solution
 from typing import Any
 
 
@@ -66,40 +66,12 @@ class MiniGradScaler:
 
     def unscale_(self, optimizer: Any) -> None:
         """Divide every gradient by S; note any inf/NaN."""
-        # BEGIN SOLUTION
-        if self._unscaled:
-            raise RuntimeError("unscale_() has already been called on this optimizer since the last update().")
-        inv_scale = 1.0 / self._scale
-        for p in parameters_of(optimizer):
-            if p.grad is None:
-                continue
-            p.grad = p.grad * inv_scale
-            if not math.isfinite(p.grad):
-                self._found_inf = True
-        self._unscaled = True
-        # END SOLUTION
+        raise NotImplementedError("Exercise U5.4: implement MiniGradScaler.unscale_")
 
     def step(self, optimizer: Any) -> Any:
         """Unscale unless done, then ``optimizer.step()`` unless a gradient was inf/NaN."""
-        # BEGIN SOLUTION
-        if not self._unscaled:
-            self.unscale_(optimizer)
-        if self._found_inf:
-            return None
-        return optimizer.step()
-        # END SOLUTION
+        raise NotImplementedError("Exercise U5.4: implement MiniGradScaler.step")
 
     def update(self) -> None:
         """Back off after a skipped step, grow after ``growth_interval`` clean ones; start a new iteration."""
-        # BEGIN SOLUTION
-        if self._found_inf:
-            self._scale *= self.backoff_factor
-            self._growth_tracker = 0
-        else:
-            self._growth_tracker += 1
-            if self._growth_tracker == self.growth_interval:
-                self._scale *= self.growth_factor
-                self._growth_tracker = 0
-        self._unscaled = False
-        self._found_inf = False
-        # END SOLUTION
+        raise NotImplementedError("Exercise U5.4: implement MiniGradScaler.update")

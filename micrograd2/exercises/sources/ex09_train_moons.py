@@ -1,4 +1,4 @@
-"""Exercise 9 — A training loop on two moons (lesson 7: the engineering rules).
+"""Exercise U5.5 — A training loop on two moons (lesson 7: the engineering rules).
 
 An MLP (``mg.nn.MLP(2, [8, 8, 1])``) learns to separate two interleaving half
 circles (``mg.data.make_moons``).  ``moons_loss`` (given) is micrograd's
@@ -15,8 +15,8 @@ Your task:
   parameters with learning rate ``lr`` and run ``steps`` train steps; return the
   list of losses.  The tests expect ≥ 95% training accuracy.
 
-Check: ``micrograd2 exercise check 9`` (or ``pytest -m ex9``).
-Hints: ``micrograd2 exercise hint 9``.
+Check: ``micrograd2 exercise check U5.5`` (or ``pytest -m u5_5``).
+Hints: ``micrograd2 exercise hint U5.5``.
 """
 from __future__ import annotations
 
@@ -42,18 +42,9 @@ def accuracy(model: Any, X: Sequence[Sequence[float]], y: Sequence[int]) -> floa
 
 def train_step(model: Any, optimizer: Any, X: Sequence[Sequence[float]], y: Sequence[int]) -> float:
     """One step: clear the gradients, loss, backward, optimizer step; return the loss."""
-    # BEGIN SOLUTION
-    optimizer.zero_grad()
-    loss = moons_loss(model, X, y)
-    loss.backward()
-    optimizer.step()
-    return loss.item()
-    # END SOLUTION
+    raise NotImplementedError("Exercise U5.5: implement train_step")
 
 
 def fit(model: Any, X: Sequence[Sequence[float]], y: Sequence[int], steps: int = 40, lr: float = 0.5) -> list[float]:
     """SGD over the model's parameters, ``steps`` train steps; return the losses."""
-    # BEGIN SOLUTION
-    optimizer = mg.optim.SGD(model.parameters(), lr=lr)
-    return [train_step(model, optimizer, X, y) for _ in range(steps)]
-    # END SOLUTION
+    raise NotImplementedError("Exercise U5.5: implement fit")

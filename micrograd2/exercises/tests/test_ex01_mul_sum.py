@@ -1,4 +1,4 @@
-"""Exercise 1 — Mul and Sum as Functions: the pristine tests (the grader runs these, not your copy)."""
+"""Exercise U1.1 — Mul and Sum as Functions: the public tests (the grader runs these, not your copy)."""
 from __future__ import annotations
 
 from types import ModuleType
@@ -8,7 +8,7 @@ import pytest
 import micrograd2 as mg
 from micrograd2.exercises.harness import check_backward, expect, load_student, show
 
-pytestmark = pytest.mark.ex1
+pytestmark = [pytest.mark.u1, pytest.mark.u1_1]
 
 
 @pytest.fixture(scope="module")
@@ -27,6 +27,8 @@ def test_mul_forward_multiplies(student: ModuleType) -> None:
 def test_mul_backward_matches_the_builtin_walk(student: ModuleType) -> None:
     mul = student.Mul.apply
     check_backward(lambda a, b: mul(a, b), lambda a, b: a * b, [3.0, 4.0], "a * b")
+    check_backward(lambda a, b: mul(a, b) * -2.0, lambda a, b: (a * b) * -2.0, [3.0, 4.0],
+                   "(a * b) * -2 (an upstream gradient that is not 1)")
     check_backward(lambda a, b: mul(mul(a, b), a), lambda a, b: (a * b) * a, [-1.5, 2.0], "(a * b) * a")
     check_backward(lambda a: mul(a, a), lambda a: a * a, [5.0], "a * a (one input used twice)")
     check_backward(lambda a: mul(a, mg.Value(2.5)), lambda a: a * 2.5, [4.0],
@@ -54,6 +56,9 @@ def test_block1_dot_product_gives_the_articles_gradients(student: ModuleType) ->
     check_backward(lambda x0, x1, w0, w1: student.dot([x0, x1], [w0, w1]),
                    lambda x0, x1, w0, w1: mg.sum([x0 * w0, x1 * w1]), [2.0, 3.0, 4.0, 5.0],
                    "z = x0*w0 + x1*w1")
+    check_backward(lambda x0, x1, w0, w1: student.dot([x0, x1], [w0, w1]) * 0.5,
+                   lambda x0, x1, w0, w1: mg.sum([x0 * w0, x1 * w1]) * 0.5, [2.0, 3.0, 4.0, 5.0],
+                   "L = 0.5 * (x0*w0 + x1*w1) (a loss on top of block 1)")
     x = [mg.Value(2.0, requires_grad=True), mg.Value(3.0, requires_grad=True)]
     w = [mg.Value(4.0, requires_grad=True), mg.Value(5.0, requires_grad=True)]
     z = student.dot(x, w)

@@ -1,4 +1,4 @@
-"""Exercise 2 — Tanh, Exp and Sigmoid backward: the pristine tests (the grader runs these, not your copy)."""
+"""Exercise U1.2 — Tanh, Exp and Sigmoid backward: the public tests (the grader runs these, not your copy)."""
 from __future__ import annotations
 
 from types import ModuleType
@@ -8,7 +8,7 @@ import pytest
 import micrograd2 as mg
 from micrograd2.exercises.harness import Mistake, check_backward, load_student
 
-pytestmark = pytest.mark.ex2
+pytestmark = [pytest.mark.u1, pytest.mark.u1_2]
 
 POINTS = [-2.0, -0.5, 0.0, 0.3, 1.7]
 

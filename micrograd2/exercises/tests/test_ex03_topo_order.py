@@ -1,4 +1,4 @@
-"""Exercise 3 — Reverse topological order: the pristine tests (the grader runs these, not your copy)."""
+"""Exercise U2.1 — Reverse topological order: the public tests (the grader runs these, not your copy)."""
 from __future__ import annotations
 
 import random
@@ -11,7 +11,7 @@ import pytest
 import micrograd2 as mg
 from micrograd2.exercises.harness import Mistake, consumers, describe, expect, load_student, node_names
 
-pytestmark = pytest.mark.ex3
+pytestmark = [pytest.mark.u2, pytest.mark.u2_1]
 
 DEEP = 100_000
 

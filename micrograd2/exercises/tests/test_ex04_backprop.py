@@ -1,4 +1,4 @@
-"""Exercise 4 — Backpropagation by hand: the pristine tests (the grader runs these, not your copy)."""
+"""Exercise U2.2 — Backpropagation by hand: the public tests (the grader runs these, not your copy)."""
 from __future__ import annotations
 
 from types import ModuleType
@@ -18,7 +18,7 @@ from micrograd2.exercises.harness import (
     show,
 )
 
-pytestmark = pytest.mark.ex4
+pytestmark = [pytest.mark.u2, pytest.mark.u2_2]
 
 Build = Callable[[list[Any]], Any]
 

@@ -1,4 +1,4 @@
-"""Exercise 5 — Gradient accumulation: the pristine tests (the grader runs these, not your copy)."""
+"""Exercise U5.1 — Gradient accumulation: the public tests (the grader runs these, not your copy)."""
 from __future__ import annotations
 
 from types import ModuleType
@@ -9,7 +9,7 @@ import pytest
 import micrograd2 as mg
 from micrograd2.exercises.harness import Mistake, close, expect, load_student, show
 
-pytestmark = pytest.mark.ex5
+pytestmark = [pytest.mark.u5, pytest.mark.u5_1]
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""Exercise 6 — A detached target network: the pristine tests (the grader runs these, not your copy)."""
+"""Exercise U5.2 — A detached target network: the public tests (the grader runs these, not your copy)."""
 from __future__ import annotations
 
 from types import ModuleType
@@ -9,7 +9,7 @@ import pytest
 import micrograd2 as mg
 from micrograd2.exercises.harness import Mistake, close, expect, load_student, show
 
-pytestmark = pytest.mark.ex6
+pytestmark = [pytest.mark.u5, pytest.mark.u5_2]
 
 GAMMA = 0.9
 BATCH = [([0.5, -1.0], 1.0, [0.2, 0.3], False), ([-0.3, 0.8], 0.0, [1.0, -0.5], False),

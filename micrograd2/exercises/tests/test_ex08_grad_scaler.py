@@ -1,4 +1,4 @@
-"""Exercise 8 — A minimal GradScaler: the pristine tests (the grader runs these, not your copy)."""
+"""Exercise U5.4 — A minimal GradScaler: the public tests (the grader runs these, not your copy)."""
 from __future__ import annotations
 
 import math
@@ -10,7 +10,7 @@ import pytest
 import micrograd2 as mg
 from micrograd2.exercises.harness import Mistake, close, expect, load_student, show
 
-pytestmark = pytest.mark.ex8
+pytestmark = [pytest.mark.u5, pytest.mark.u5_4]
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""Exercise 9 — A training loop on two moons: the pristine tests (the grader runs these, not your copy)."""
+"""Exercise U5.5 — A training loop on two moons: the public tests (the grader runs these, not your copy)."""
 from __future__ import annotations
 
 from types import ModuleType
@@ -9,7 +9,7 @@ import pytest
 import micrograd2 as mg
 from micrograd2.exercises.harness import Mistake, close, expect, load_student, show
 
-pytestmark = pytest.mark.ex9
+pytestmark = [pytest.mark.u5, pytest.mark.u5_5]
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,187 @@
+// The playground page: an editor, the output and graph panes, Stop, a share link, the lessons
+// menu, the exercises and the step-through view, all driving one worker (runner.js).  Tests and
+// other pages use `window.micrograd2`: {ready, run(source), stop()} (and runLesson(name),
+// stepper(), openExercise(id), checkExercise(id, source), requests()).
+import { python } from "@codemirror/lang-python";
+import { Prec } from "@codemirror/state";
+import { keymap } from "@codemirror/view";
+import { basicSetup, EditorView } from "codemirror";
+import { Exercises } from "./exercises.js";
+import { Lessons } from "./lessons.js";
+import { Runner } from "./runner.js";
+import { codeFromHash, linkFor } from "./share.js";
+
+const BLOCKS = `import micrograd2 as mg
+
+# Block 1: the forward pass records a graph
+x = [mg.Value(2.0, requires_grad=True, label="x[0]"), mg.Value(3.0, requires_grad=True, label="x[1]")]
+w = [mg.Value(4.0, requires_grad=True, label="w[0]"), mg.Value(5.0, requires_grad=True, label="w[1]")]
+z = mg.sum(a * b for a, b in zip(x, w))
+z.label = "z"
+
+# Block 2: backward walks it, node by node (the narration below the output)
+z.backward()
+print("x grads:", [v.grad for v in x], " w grads:", [v.grad for v in w])
+z  # the last line's value: its graph is drawn, as Jupyter shows it
+`;
+
+const $ = (id) => document.getElementById(id);
+const status = (message) => { $("status").textContent = message; };
+const runner = new Runner(status, (version) => {
+  $("run").disabled = false;
+  const isolated = globalThis.crossOriginIsolated ? "Stop interrupts" : "Stop restarts Python";
+  status(`micrograd2 ${version} in Pyodide: ready (Ctrl+Enter runs; ${isolated}).`);
+  if ($("lessons").disabled) fillLessonsMenu();
+  if ($("exercises").disabled) fillExercisesMenu();
+});
+
+const editor = new EditorView({
+  doc: codeFromHash(location.hash) ?? BLOCKS,
+  parent: $("editor"),
+  extensions: [
+    basicSetup,
+    python(),
+    Prec.highest(keymap.of([{ key: "Mod-Enter", run: () => { runEditor(); return true; } }])),
+  ],
+});
+
+function setCode(source) {
+  editor.dispatch({ changes: { from: 0, to: editor.state.doc.length, insert: source } });
+}
+
+function showDiagrams(svgs) {
+  $("graph").innerHTML = svgs.join("\n");
+}
+
+function appendOutput(textContent, className) {
+  const span = document.createElement("span");
+  if (className) span.className = className;
+  span.textContent = textContent;
+  $("output").append(span);
+}
+
+// Run `source` in the worker; the same path for the Run button and window.micrograd2.run.
+async function run(source) {
+  $("output").replaceChildren();
+  const began = performance.now();
+  const answer = await runner.request("run", { source }, (chunk) => appendOutput(chunk));
+  const result = JSON.parse(answer);
+  $("output").replaceChildren();
+  appendOutput(result.output);
+  if (result.error) appendOutput(`${result.error}\n`, "error");
+  showDiagrams(result.svgs);
+  $("steps").disabled = false;
+  status(`Ran in ${Math.round(performance.now() - began)} ms.`);
+  return { output: result.output, svgs: result.svgs, error: result.error };
+}
+
+function runEditor() {
+  return run(editor.state.doc.toString());
+}
+
+function stop() {
+  const note = runner.stop();
+  appendOutput(`\n${note}\n`, "note");
+  status(note);
+  return note;
+}
+
+async function stepper() {
+  const page = await runner.request("stepper");
+  $("stepper").hidden = !page;
+  if (page) $("steps-frame").srcdoc = page;
+  else status("The last run traced no backward pass.");
+  return page;
+}
+
+const lessons = new Lessons(runner, $("lesson"), showDiagrams);
+
+async function runLesson(name) {
+  await lessons.open(name);
+  $("lessons").value = name;
+  return lessons.runAll();
+}
+
+const exercises = new Exercises(runner);
+
+async function fillExercisesMenu() {
+  for (const exercise of await exercises.load()) {
+    const option = document.createElement("option");
+    option.value = exercise.id;
+    option.textContent = `${exercise.id}: ${exercise.title}`;
+    $("exercises").append(option);
+  }
+  $("exercises").disabled = false;
+}
+
+async function openExercise(id) {
+  setCode(await exercises.open(id));
+  $("check").hidden = false;
+  $("check").textContent = `Check ${id}`;
+  status(`Exercise ${id}: ${exercises.current.goal} Check grades the editor's code.`);
+}
+
+// Grade `source` as exercise `id`; the table in the output pane.
+async function checkExercise(id, source) {
+  $("output").replaceChildren();
+  status(`Checking exercise ${id}…`);
+  const result = await exercises.check(id, source, (chunk) => appendOutput(chunk));
+  $("output").replaceChildren();
+  appendOutput(result.output, result.status === "stopped" ? "error" : "");
+  status(`Exercise ${id}: ${result.status}.`);
+  return result;
+}
+
+async function fillLessonsMenu() {
+  for (const lesson of await lessons.list()) {
+    const option = document.createElement("option");
+    option.value = lesson.name;
+    option.textContent = `Lesson ${lesson.number}: ${lesson.title}`;
+    $("lessons").append(option);
+  }
+  $("lessons").disabled = false;
+}
+
+$("run").addEventListener("click", runEditor);
+$("stop").addEventListener("click", stop);
+$("steps").addEventListener("click", stepper);
+$("close-steps").addEventListener("click", () => { $("stepper").hidden = true; });
+$("exercises").addEventListener("change", (e) => {
+  if (e.target.value) openExercise(e.target.value);
+});
+$("check").addEventListener("click", () => {
+  if (exercises.current) checkExercise(exercises.current.id, editor.state.doc.toString());
+});
+$("lessons").addEventListener("change", (e) => {
+  if (e.target.value) lessons.open(e.target.value);
+});
+$("share").addEventListener("click", () => {
+  const link = linkFor(editor.state.doc.toString(), location);
+  history.replaceState(null, "", link);
+  $("link").hidden = false;
+  $("link").value = link;
+  $("link").select();
+});
+window.addEventListener("hashchange", () => {
+  const code = codeFromHash(location.hash);
+  if (code !== null) setCode(code);
+});
+
+// Every URL the page and its worker fetched (the Resource Timing entries of both).
+async function requests() {
+  const worker = JSON.parse(await runner.request("resources"));
+  return [...performance.getEntriesByType("resource").map((e) => e.name), ...worker];
+}
+
+window.micrograd2 = {
+  get ready() { return runner.ready.then(() => undefined); },
+  run,
+  stop,
+  runLesson,
+  stepper,
+  openExercise: async (id) => { await openExercise(id); return editor.state.doc.toString(); },
+  checkExercise,
+  requests,
+  get code() { return editor.state.doc.toString(); },
+  get timings() { return runner.timings; },
+};

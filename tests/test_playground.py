@@ -1,0 +1,530 @@
+"""The browser playground (playground/): its hooks in micrograd2, its Python side and the page.
+
+The browser tests build the playground (``make playground``, or reuse a build of the same
+sources), serve it on 127.0.0.1 on a free port, and drive Debian's Chromium headless through
+Selenium.  They skip, with the reason, where Node.js or Chromium is missing; with
+``MICROGRAD2_REQUIRE_BROWSER=1`` (as ``.ci/run`` sets) a skip is a failure.  They print the time
+from load to ready and a rerun of block 2 (``-s`` shows them); benchmarks/bench_playground.py
+measures the page's weight and its first output, cold and cached.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import importlib.util
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Iterator
+
+import pytest
+
+import micrograd2 as mg
+
+ROOT = Path(__file__).resolve().parent.parent
+PLAYGROUND = ROOT / "playground"
+BUILT = ROOT / "build" / "playground"
+SCREENSHOT = ROOT / "build" / "playground.png"  # benchmarks/bench_playground.py copies it to docs/
+REQUIRE = os.environ.get("MICROGRAD2_REQUIRE_BROWSER") == "1"
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMEDRIVER = shutil.which("chromedriver") or (
+    "/usr/bin/chromedriver" if os.path.exists("/usr/bin/chromedriver") else None
+)
+WAIT_S = 180  # the longest a page's script may take (a cold Pyodide start on a busy 2-core machine)
+
+
+def load_module(name: str, path: Path) -> ModuleType:
+    """Import a file of playground/ (not a package) as module ``name``."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+# ── the hooks in micrograd2 (no browser) ──────────────────────────────────────────────────────
+
+
+def test_a_plugged_in_renderer_draws_every_diagram_and_can_be_put_back() -> None:
+    z = mg.Value(2.0, requires_grad=True, label="a") * 3
+    asked: list[tuple[str, float]] = []
+
+    def renderer(source: str, fmt: str, timeout_s: float) -> str:
+        asked.append((fmt, timeout_s))
+        return '<?xml version="1.0"?>\n<svg id="mine">' + str(source.count("->")) + "</svg>"
+
+    before = mg.viz.set_renderer(renderer)
+    try:
+        assert mg.viz.svg(mg.draw(z)).startswith('<svg id="mine">')
+        assert z._repr_svg_().startswith('<svg id="mine">')
+        assert asked == [("svg", mg.viz.render.TIMEOUT_S)] * 2  # the same time limit as a dot run
+    finally:
+        assert mg.viz.set_renderer(before) is renderer
+    with pytest.raises(TypeError, match="set_renderer\\(\\) takes a function"):
+        mg.viz.set_renderer("dot")  # type: ignore[arg-type]
+
+
+def test_a_renderer_that_fails_or_is_too_slow_says_so_in_the_render_modules_words() -> None:
+    render = mg.viz.render  # the module: the function is mg.render, alias mg.viz.render_file
+    assert isinstance(render, ModuleType) and mg.render is mg.viz.render_file
+    g = mg.draw(mg.Value(1.0, requires_grad=True) * 2)
+
+    def broken(source: str, fmt: str, timeout_s: float) -> str:
+        raise ValueError("syntax error in line 3")
+
+    def too_slow(source: str, fmt: str, timeout_s: float) -> str:
+        raise render.GraphvizTimeout(render.timeout_message(source))
+
+    for renderer, error, phrase in (
+        (broken, RuntimeError, "the diagram renderer failed: syntax error"),
+        (too_slow, render.GraphvizTimeout, "took more than 120 s"),
+    ):
+        before = mg.viz.set_renderer(renderer)
+        try:
+            with pytest.raises(error, match=phrase):
+                render.svgs([g])
+        finally:
+            mg.viz.set_renderer(before)
+
+
+def test_mg_tensor_without_numpy_is_one_clear_import_error() -> None:
+    script = (
+        "import sys; sys.modules['numpy'] = None\n"
+        "import micrograd2 as mg\n"
+        "print(mg.Value(2.0) * 3)\n"
+        "try:\n    mg.tensor([1.0])\n"
+        "except ImportError as e:\n    print(type(e).__name__, e.name, '|', e)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("Value(6.0")
+    need = "mg.tensor and mg.Tensor need NumPy, which is not installed here"
+    assert lines[1] == f"ModuleNotFoundError numpy | {need}"
+    assert (
+        lines[2] == "What to do: pip install numpy (mg.Value, the scalar engine, works without it)."
+    )
+
+
+# ── the page's Python side, in CPython (no browser) ───────────────────────────────────────────
+
+
+@pytest.fixture
+def glue() -> Iterator[ModuleType]:
+    """playground/src/playground.py, with diagrams drawn by a stand-in renderer."""
+    module = load_module("playground", PLAYGROUND / "src" / "playground.py")
+    before = mg.viz.set_renderer(None)
+    module.setup(lambda source: f"<svg>{len(source)}</svg>")
+    yield module
+    mg.viz.set_renderer(before)
+    sys.modules.pop("playground", None)
+
+
+def test_a_run_streams_its_prints_narrates_and_draws_its_last_value(glue: ModuleType) -> None:
+    printed: list[str] = []
+    source = (
+        "import micrograd2 as mg\na = mg.Value(2.0, requires_grad=True, label='a')\n"
+        "z = a * 3\nz.backward()\nprint('grad', a.grad)\nshow(z)\nz\n"
+    )
+    result = json.loads(glue.run(source, printed.append))
+    assert printed[0] == "grad 3.0\n" and result["error"] is None
+    assert "What autograd did" in result["output"] and "MulBackward0" in result["output"]
+    assert len(result["svgs"]) == 2  # show(z), then the last line's value
+    assert "frame" in glue.stepper_page()
+
+
+def test_an_error_shows_the_users_lines_only(glue: ModuleType) -> None:
+    result = json.loads(glue.run("x = 1\n\ny = x / 0\n", lambda _: None))
+    assert result["error"].splitlines()[1].strip() == 'File "<editor>", line 3, in <module>'
+    assert result["error"].endswith("ZeroDivisionError: division by zero")
+    assert json.loads(glue.run("1 + 1\n", lambda _: None))["output"] == "2\n"
+
+
+def test_a_run_that_prints_without_end_keeps_only_so_much(glue: ModuleType) -> None:
+    result = json.loads(glue.run("for i in range(100_000):\n    print(i)\n", lambda _: None))
+    assert len(result["output"]) < glue.MAX_OUTPUT + 100
+    assert result["output"].endswith(f"(the output was cut after {glue.MAX_OUTPUT:,} characters)\n")
+
+
+def test_a_lessons_numpy_cells_are_reported_and_the_cells_using_them_skipped(
+    glue: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    mg.tensor([1.0])  # as in a whole test run: mg.tensor used before, NumPy imported
+    monkeypatch.setitem(sys.modules, "numpy", None)  # as in the page: no NumPy, no PyTorch
+    monkeypatch.setenv("MICROGRAD2_NO_TORCH", "1")
+    monkeypatch.delitem(sys.modules, "micrograd2.tensors", raising=False)
+    for name in ("tensor", "Tensor"):  # mg's lazy names, imported and kept by mg.__getattr__
+        monkeypatch.delitem(vars(mg), name, raising=False)
+    cells = json.loads(glue.open_lesson("01_minimal_graph"))
+    runs = [
+        json.loads(glue.run_cell(i, lambda _: None))
+        for i, c in enumerate(cells)
+        if c["kind"] == "code"
+    ]
+    assert [r["error"] for r in runs] == [None] * len(runs)
+    told = [r["output"] for r in runs if r["needsNumpy"]]
+    assert told and all("⚠ this cell" in text for text in told)
+    assert json.loads(glue.finish_lesson(lambda _: None))["summary"].endswith("; all pass.")
+
+
+# ── the page in Chromium ──────────────────────────────────────────────────────────────────────
+
+
+def skip_or_fail(reason: str) -> None:
+    """Skip with ``reason``; where the browser test is required (CI), fail instead."""
+    if REQUIRE:
+        pytest.fail(f"{reason}, and MICROGRAD2_REQUIRE_BROWSER=1 says this test must run")
+    pytest.skip(reason)
+
+
+def sources_hash() -> str:
+    """A hash of everything the build reads: a build of the same sources is reused."""
+    digest = hashlib.sha256()
+    files = [
+        *sorted((PLAYGROUND / "src").rglob("*")),
+        *(
+            PLAYGROUND / name
+            for name in (
+                "package-lock.json",
+                "build.mjs",
+                "wheels.py",
+                "wheels.txt",
+                "wheels-exercises.txt",
+            )
+        ),
+        ROOT / "setup.cfg",
+        *sorted(p for p in (ROOT / "micrograd2").rglob("*") if "__pycache__" not in p.parts),
+        *sorted((ROOT / "lessons").glob("*.py")),
+    ]
+    for path in files:
+        if path.is_file():
+            digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+@pytest.fixture(scope="module")
+def built() -> Path:
+    """build/playground/, built by ``make playground`` unless it was built from these sources."""
+    for program, what in (("node", "Node.js"), ("npm", "npm"), ("make", "make")):
+        if shutil.which(program) is None:
+            skip_or_fail(f"the playground needs {what} to build ({program} is not on PATH)")
+    stamp = BUILT / ".sources"
+    wanted = sources_hash()
+    if not (stamp.exists() and stamp.read_text() == wanted):
+        done = subprocess.run(
+            ["make", "-s", "playground", f"PLAYGROUND_PY={sys.executable}"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert done.returncode == 0, (
+            f"make playground failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+        )
+        stamp.write_text(wanted)
+    return BUILT
+
+
+class Server:
+    """build/playground/ served on 127.0.0.1 (a free port) by playground/serve.py, in a thread."""
+
+    def __init__(self, folder: Path, isolated: bool) -> None:
+        serve = load_module("playground_serve", PLAYGROUND / "serve.py")
+        self.httpd = serve.server(folder, 0, isolated=isolated, quiet=True)
+        self.origin = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def chromium(profile: Path) -> Any:
+    """A headless Chromium driven by Selenium (never downloads a driver), logging the network."""
+    if CHROMIUM is None or CHROMEDRIVER is None:
+        skip_or_fail("the browser test needs Chromium and chromedriver (/usr/bin/chromium)")
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        skip_or_fail("the browser test needs selenium (pip install -e '.[test]')")
+    os.environ["SE_OFFLINE"] = "1"  # never let Selenium Manager download a driver
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--window-size=1400,1000",
+        f"--user-data-dir={profile}",
+    ):
+        options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.set_script_timeout(WAIT_S)
+    return driver
+
+
+def call(driver: Any, script: str, *args: Any) -> Any:
+    """Await the promise ``script`` returns in the page (it sees ``args``); the value."""
+    found = driver.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "const args = Array.from(arguments).slice(0, -1);"
+        f"Promise.resolve().then(() => {script})"
+        ".then(done, (e) => done({playgroundError: String(e && e.stack || e)}));",
+        *args,
+    )
+    assert not (isinstance(found, dict) and "playgroundError" in found), found
+    return found
+
+
+def open_page(driver: Any, url: str) -> float:
+    """Load ``url`` and wait until Python is ready; the milliseconds from navigation to ready."""
+    driver.get(url)
+    return float(call(driver, "window.micrograd2.ready.then(() => performance.now())"))
+
+
+@pytest.fixture(scope="module")
+def page(built: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, Server]]:
+    """The playground open in Chromium, from a cross-origin isolated server, Python ready."""
+    server = Server(built, isolated=True)
+    driver = chromium(tmp_path_factory.mktemp("profile"))
+    try:
+        ready_ms = open_page(driver, server.origin + "/")
+        print(f"\nplayground: Python ready {ready_ms / 1000:.1f} s after load (cold)")
+        yield driver, server
+    finally:
+        driver.quit()
+        server.close()
+
+
+BLOCK_2_STEPS = (
+    "backward pass 1 from z = 23.0 (SumBackward0), seed gradient 1.0",
+    "step 1   SumBackward0",
+    "step 2   MulBackward0",
+    "step 3   MulBackward0",
+    "pass 1 done: 3 steps",
+)
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_block_2_prints_its_narration_and_draws_one_svg(page: tuple[Any, Server]) -> None:
+    driver, _ = page
+    result = call(driver, "window.micrograd2.run(window.micrograd2.code)")
+    assert result["error"] is None, result["error"]
+    assert result["output"].startswith("x grads: [4.0, 5.0]  w grads: [2.0, 3.0]\n")
+    for line in BLOCK_2_STEPS:
+        assert line in result["output"]
+    assert len(result["svgs"]) == 1 and result["svgs"][0].startswith("<svg")
+    assert "SumBackward0" in result["svgs"][0] and "AccumulateGrad" in result["svgs"][0]
+    from selenium.webdriver.common.by import By
+
+    assert len(driver.find_elements(By.CSS_SELECTOR, "#graph svg")) == 1
+    assert "pass 1 done: 3 steps" in driver.find_element(By.ID, "output").text
+    rerun_ms = call(
+        driver,
+        "(async () => { const t = performance.now();"
+        " await window.micrograd2.run(window.micrograd2.code); return performance.now() - t; })()",
+    )
+    print(f"playground: block 2 rerun with its diagram {rerun_ms:.0f} ms")
+    driver.save_screenshot(str(SCREENSHOT))
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_the_step_through_view_shows_the_last_runs_pass(page: tuple[Any, Server]) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    driver, _ = page
+    call(driver, "window.micrograd2.run(window.micrograd2.code)")
+    html = call(driver, "window.micrograd2.stepper()")
+    assert html.count('class="frame') == 3
+    driver.switch_to.frame(driver.find_element(By.ID, "steps-frame"))
+    try:
+        frames = driver.find_elements(By.CSS_SELECTOR, ".frame")
+        assert len(frames) == 3 and frames[0].is_displayed() and not frames[1].is_displayed()
+        driver.find_element(By.ID, "next").click()
+        assert frames[1].is_displayed() and frames[1].find_elements(By.TAG_NAME, "svg")
+        driver.find_element(By.ID, "next").send_keys(
+            Keys.ARROW_RIGHT
+        )  # the stepper's keys work here too
+        assert frames[2].is_displayed() and not frames[1].is_displayed()
+    finally:
+        driver.switch_to.default_content()
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_a_lesson_runs_to_its_summary_with_its_numpy_cells_reported(
+    page: tuple[Any, Server],
+) -> None:
+    from selenium.webdriver.common.by import By
+
+    driver, _ = page
+    first = call(driver, "window.micrograd2.runLesson('01_minimal_graph')")
+    assert re.fullmatch(
+        r"Lesson 1: \d+ checks: \d+ against PyTorch's recorded output; all pass\.", first["summary"]
+    )
+    assert first["numpyCells"] >= 1
+    assert "⚠ this cell needs NumPy, which this page cannot load" in first["output"]
+    assert "✓ z.grad_fn.name(): SumBackward0" in first["output"]
+    assert driver.find_element(By.CSS_SELECTOR, "#lesson .summary").text == first["summary"]
+    second = call(driver, "window.micrograd2.runLesson('04_detach_no_grad')")  # needs no NumPy
+    assert second["numpyCells"] == 0 and second["summary"].endswith("; all pass.")
+    checks = int(second["summary"].split(": ")[1].split()[0])
+    assert checks == second["output"].count("  ✓ ")  # lesson 1's checks are not counted again
+
+
+def start_endless_loop(driver: Any) -> None:
+    """Run an endless loop (its promise kept as ``window.loop``); return once it has printed."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    driver.execute_script(
+        "window.loop = window.micrograd2.run("
+        "\"print('looping', flush=True)\\nwhile True:\\n    pass\\n\");"
+    )
+    WebDriverWait(driver, WAIT_S).until(lambda d: "looping" in d.find_element(By.ID, "output").text)
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_stop_ends_an_endless_loop_and_the_page_runs_code_again(page: tuple[Any, Server]) -> None:
+    from selenium.webdriver.common.by import By
+
+    driver, _ = page
+    start_endless_loop(driver)
+    driver.find_element(By.ID, "stop").click()
+    stopped = call(driver, "window.loop")
+    assert stopped["error"] == "KeyboardInterrupt: stopped by the Stop button"
+    assert call(driver, "window.micrograd2.run('print(6 * 7)')") == {
+        "output": "42\n",
+        "svgs": [],
+        "error": None,
+    }
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_a_shared_link_restores_the_code_and_ctrl_enter_runs_it(page: tuple[Any, Server]) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    driver, server = page
+    source = "label = 'x²·∑ → é'\nprint(label)\n"
+    fragment = base64.urlsafe_b64encode(source.encode()).decode().rstrip("=")
+    open_page(driver, f"{server.origin}/#code={fragment}")
+    assert driver.execute_script("return window.micrograd2.code") == source
+    driver.find_element(By.CSS_SELECTOR, "#editor .cm-content").click()
+    driver.switch_to.active_element.send_keys(Keys.CONTROL, Keys.ENTER)
+    WebDriverWait(driver, WAIT_S).until(
+        lambda d: d.find_element(By.ID, "output").text == "x²·∑ → é"
+    )
+    driver.find_element(By.ID, "share").click()
+    assert driver.execute_script("return location.hash") == f"#code={fragment}"
+
+
+def first_exercise(driver: Any) -> str:
+    """The id of the exercises menu's first exercise, once the menu is filled."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(driver, WAIT_S).until(lambda d: d.find_element(By.ID, "exercises").is_enabled())
+    return str(
+        driver.execute_script(
+            "return document.querySelector('#exercises option:nth-child(2)').value"
+        )
+    )
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_an_exercise_stub_is_graded_with_the_check_commands_table(page: tuple[Any, Server]) -> None:
+    driver, _ = page
+    key = first_exercise(driver)
+    stub = call(driver, "window.micrograd2.openExercise(args[0])", key)
+    assert "NotImplementedError" in stub  # the stub is in the editor
+    graded = call(driver, "window.micrograd2.checkExercise(args[0], window.micrograd2.code)", key)
+    assert graded["status"] == "failed"
+    lines = graded["output"].splitlines()
+    assert lines[0].split() == ["id", "exercise", "result", "tests", "what", "failed"]
+    assert lines[2].startswith(f"{key}  ") and " failed " in lines[2]
+    assert lines[-1] == "0/1 exercises passed"
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_an_exercise_past_its_time_limit_ends_the_worker_and_python_starts_again(
+    page: tuple[Any, Server],
+) -> None:
+    driver, _ = page
+    key = first_exercise(driver)
+    graded = call(
+        driver, "window.micrograd2.checkExercise(args[0], 'while True:\\n    pass\\n')", key
+    )
+    assert graded["status"] == "stopped"
+    assert f"Exercise {key} ran past its time limit" in graded["output"]
+    assert call(driver, "window.micrograd2.run('print(6 * 7)')")["output"] == "42\n"
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_every_request_went_to_127_0_0_1(page: tuple[Any, Server]) -> None:
+    driver, server = page
+    fetched = call(driver, "window.micrograd2.requests()")
+    assert any(url.endswith("/pyodide/pyodide.asm.wasm") for url in fetched)
+    assert any(re.search(r"/wheels/micrograd2-.*\.whl$", url) for url in fetched)
+    logged = [json.loads(entry["message"])["message"] for entry in driver.get_log("performance")]
+    sent = [
+        m["params"]["request"]["url"] for m in logged if m["method"] == "Network.requestWillBeSent"
+    ]
+    assert sent
+    local = (
+        "data:",
+        "blob:",
+        "about:",
+        "chrome:",
+        "chrome-untrusted:",
+    )  # the browser's own, no network
+    outside = [
+        url
+        for url in [*fetched, *sent]
+        if not url.startswith(local) and not url.startswith(server.origin + "/")
+    ]
+    assert outside == []
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_without_isolation_stop_restarts_python_and_says_so(built: Path, tmp_path: Path) -> None:
+    server = Server(built, isolated=False)
+    driver = chromium(tmp_path / "profile")
+    try:
+        open_page(driver, server.origin + "/")
+        assert driver.execute_script("return crossOriginIsolated") is False
+        start_endless_loop(driver)
+        stopped = call(driver, "window.micrograd2.stop() && window.loop")
+        assert stopped["error"].startswith(
+            "Stopped. This page is not cross-origin isolated, so Stop ended"
+        )
+        assert call(driver, "window.micrograd2.run('print(6 * 7)')")["output"] == "42\n"
+    finally:
+        driver.quit()
+        server.close()
