@@ -13,6 +13,8 @@ narration starts at the same place in every frame, even across passes.
 """
 from __future__ import annotations
 
+import importlib
+import json
 import os
 import re
 import shutil
@@ -25,7 +27,11 @@ from conftest import block2_trace
 
 import micrograd2 as mg
 from micrograd2.tracing import Tracer
+from micrograd2.tracing.values import format_value
 from micrograd2.viz import GraphvizMissingWarning, stepper
+from micrograd2.viz.dot import drawing
+from micrograd2.viz.graph import from_pass, progress
+from micrograd2.viz.render import svgs
 from micrograd2.viz.stepper import MAX_FRAMES
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
@@ -45,6 +51,40 @@ def mlp_trace() -> Tracer:
 def frames(page: str) -> list[tuple[str, str]]:
     """(data-step, inner HTML) of each frame."""
     return re.findall(r'<section class="frame" data-step="(\d+)"[^>]*>(.*?)</section>', page, re.S)
+
+
+def pictures(page: str) -> list[str | None]:
+    """Each frame's SVG as the page's script shows it (NOTE [One picture per pass]): its own, or
+    its pass's picture with the contents of the nodes and edges the frame changes swapped in;
+    ``None`` where the frame shows DOT source."""
+    data = json.loads(re.search(r'<script type="application/json" id="stills">(.*?)</script>',
+                                page, re.S).group(1))
+    passes = re.search(r'<div class="passes" hidden>(.*?)</div><script', page, re.S).group(1)
+    stills = re.findall(r"<svg\b.*?</svg>", passes, re.S)
+    shown: list[str | None] = []
+    for i, ((_, body), d) in enumerate(zip(frames(page), data["frames"], strict=True)):
+        if d is None:
+            own = re.search(r"<svg\b.*?</svg>", body, re.S)
+            shown.append(own.group(0) if own else None)
+            continue
+        assert "<svg" not in body
+        chain, k = [], i
+        while k >= 0:
+            chain.append(data["frames"][k][2])
+            k = data["frames"][k][3]
+        want: dict[int, int] = {}
+        for changed in reversed(chain):
+            want.update(zip(changed[::2], changed[1::2]))
+        forms = data["passes"][d[0]]["forms"]
+
+        def swap(m: re.Match[str], want: dict[int, int] = want, forms: dict = forms) -> str:
+            form = want.get(int(m.group(2)), 0)
+            return m.group(0) if form == 0 else m.group(1) + forms[m.group(2)][form - 1] + "</g>"
+
+        svg = re.sub(r'(<g id="still\d+_(\d+)" class="(?:node|edge)">)(.*?)</g>', swap,
+                     stills[d[0]], flags=re.S)
+        shown.append(re.sub(r"<title>.*?</title>", f"<title>{d[1]}</title>", svg, count=1))
+    return shown
 
 
 def tanh_trace() -> Tracer:
@@ -81,8 +121,8 @@ def test_page_is_self_contained_with_one_frame_per_step(tmp_path: Path) -> None:
         'xmlns:xlink="http://www.w3.org/1999/xlink"', "")
     found = frames(page)
     assert [step for step, _ in found] == ["1", "2", "3"]
-    for step, body in found:
-        assert ("<svg" in body) == bool(shutil.which("dot"))
+    for (step, body), picture in zip(found, pictures(page), strict=True):
+        assert (picture is not None) == bool(shutil.which("dot"))
         assert f"step {step}   " in body  # the narration of that step
         assert "backward pass 1 from z = 23.0" in body
     assert "x[1]: 1.0 × w[1] (5.0) = 5.0" in found[1][1] and "x[1]: 1.0" not in found[2][1]
@@ -93,18 +133,87 @@ def test_page_is_self_contained_with_one_frame_per_step(tmp_path: Path) -> None:
 def test_every_frame_draws_each_node_at_the_same_place_and_size(tmp_path: Path, view: str) -> None:
     page = Path(stepper(tanh_trace(), tmp_path / "tanh.html", view=view)).read_text()
     found = frames(page)
-    pictures = [re.search(r"<svg\b.*?</svg>", body, re.S).group(0) for _, body in found]
-    assert len(pictures) == 4
-    assert "grad None" in pictures[0] and "grad None" not in pictures[-1]  # the leaf's text grows
-    assert all(re.search(r'<text [^>]*fill="red"[^>]*>grad ', p) for p in pictures[:-1])  # on edges
+    shown = pictures(page)
+    assert len(shown) == 4 and page.count("<svg") == 1  # one picture for the pass
+    assert "grad None" in shown[0] and "grad None" not in shown[-1]  # the leaf's text grows
+    assert all(re.search(r'<text [^>]*fill="red"[^>]*>grad ', p) for p in shown[:-1])  # on edges
     # a box's text is centred in it, so it stays too; the value view's record (label | data | grad)
     # shares its width among its fields by their text, so the lines between them may move inside it
-    first = geometry(pictures[0], texts=view == "autograd")
+    first = geometry(shown[0], texts=view == "autograd")
     assert len(first) > 6
-    for step, picture in zip([s for s, _ in found][1:], pictures[1:]):
+    for step, picture in zip([s for s, _ in found][1:], shown[1:]):
         now = geometry(picture, texts=view == "autograd")
         moved = sorted(n for n in first.keys() | now.keys() if first.get(n) != now.get(n))
         assert moved == [], f"step {step} ({view} view) moves or resizes {moved}"
+
+
+def drawn_alone(t: Tracer, view: str) -> list[str]:
+    """Each frame of ``t``'s one pass drawn as its own picture at the pass's layout (the page
+    before NOTE [One picture per pass]), all in the box that holds every frame's picture."""
+    st = importlib.import_module("micrograd2.viz.stepper")
+    events = [e for e in t.events if e.kind == "backward" and e.step is not None]
+    sk = from_pass(t, events[0].pass_no, False)
+    graphs = [drawing(sk, view, "LR", progress(t, e.step), name=f"step{e.step}", legend=False)[0]
+              for e in events]
+    [(group, parsed, layout)] = st._laid(graphs, [list(range(len(graphs)))])
+    return svgs(st._bounded([[st._placed(graphs[i], parsed[i], layout) for i in group]])[0])
+
+
+def without_ids(svg: str) -> str:
+    return re.sub(r'<g id="[^"]*" class="(graph|node|edge)"', r'<g class="\1"',
+                  re.sub(r' data-smallest="[^"]*"', "", svg))
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="needs Graphviz's dot")
+@pytest.mark.parametrize("view", ["autograd", "value"])
+def test_each_frame_is_the_picture_it_would_be_drawn_alone(tmp_path: Path, view: str) -> None:
+    for t in (tanh_trace(), mlp_trace()):
+        shown = pictures(Path(stepper(t, tmp_path / "p.html", view=view)).read_text())
+        alone = drawn_alone(t, view)
+        assert len(shown) == len(alone) > 3
+        for k, (mine, theirs) in enumerate(zip(shown, alone)):
+            assert without_ids(mine) == without_ids(theirs), f"frame {k + 1} ({view} view)"
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="needs Graphviz's dot")
+def test_a_pass_whose_pictures_differ_elsewhere_gets_a_picture_per_frame_at_its_layout(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(importlib.import_module("micrograd2.viz.stepper"), "_pieces",
+                        lambda p, sheets, forms: None)
+    page = Path(stepper(tanh_trace(), tmp_path / "p.html")).read_text()
+    assert page.count("<svg") == 4 and '"frames":[null,null,null,null]' in page
+    assert ([without_ids(svg) for svg in pictures(page)]
+            == [without_ids(svg) for svg in drawn_alone(tanh_trace(), "autograd")])
+
+
+def hundred_steps_trace() -> Tracer:
+    """An MLP(2, [8, 8, 1]) on 3 samples: one pass of about 100 steps."""
+    with mg.trace() as t:
+        model = mg.nn.MLP(2, [8, 8, 1], seed=0)
+        xs = [[mg.Value(0.1 * i), mg.Value(1.0 - 0.2 * i)] for i in range(3)]
+        mg.sum((model(x) - 1.0) ** 2 for x in xs).backward()
+    return t
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="needs Graphviz's dot")
+def test_a_hundred_step_page_is_small_and_its_frames_show_the_grads_of_their_step(
+        tmp_path: Path) -> None:
+    t = hundred_steps_trace()
+    page = Path(stepper(t, tmp_path / "mlp.html")).read_text()
+    assert len(page.encode()) < 3_000_000  # one picture per pass (each frame its own: 49 MB)
+    found, shown = frames(page), pictures(page)
+    assert len(found) >= 100 and page.count("<svg") == 1
+    leaves = {n.label: n for n in from_pass(t, 1, False).nodes.values() if n.is_leaf}
+    for label in ("l2.n0.w[0]", "l0.n0.w[0]", "l0.n0.b"):  # last layer first, then the first
+        box = re.compile(rf"<title>{re.escape(label)}</title>.*?</g>", re.S)
+        for k in (0, len(shown) // 3, len(shown) // 2, len(shown) - 1):  # the grad of that step
+            pr = progress(t, int(found[k][0]))
+            node = leaves[label].id
+            grad = format_value(pr.grads[node]) if node in pr.grads else "None"
+            grad += " (so far)" if node in pr.partial else ""
+            text = " ".join(re.findall(r">([^<]*)</text>", box.search(shown[k]).group(0)))
+            assert text.replace("&#45;", "-").endswith(f"grad {grad}"), f"frame {k + 1}: {text}"
+    assert "grad None" in shown[0] and "grad None" not in shown[-1]
 
 
 def test_each_frame_has_a_legend_of_what_it_shows_and_says_which_way_arrows_point(tmp_path: Path) -> None:
@@ -225,6 +334,61 @@ def test_buttons_and_arrow_keys_step_through_in_chromium(tmp_path: Path, monkeyp
         at(3)
         body.send_keys(Keys.HOME)
         at(1)
+    finally:
+        driver.quit()
+
+
+# What the frame shown draws, node by node and edge by edge: its title, texts and the strokes of
+# its shapes (the visited node's red outline, the red gradients on its edges).
+DRAWN = """
+var frame = Array.prototype.find.call(document.querySelectorAll('.frame'),
+                                      function (f) { return !f.hidden; });
+return Array.prototype.map.call(frame.querySelectorAll('.graph svg g.node, .graph svg g.edge'),
+  function (g) {
+    return [g.querySelector('title').textContent,
+            Array.prototype.map.call(g.querySelectorAll('text'),
+                                     function (t) { return t.textContent; }),
+            Array.prototype.map.call(g.querySelectorAll('path, polygon, ellipse'), function (e) {
+              return ['stroke', 'stroke-width', 'fill'].map(function (a) {
+                return e.getAttribute(a);
+              });
+            })];
+  });
+"""
+
+
+def drawn(svg: str) -> list[list[object]]:
+    """DRAWN, read from an SVG picture."""
+    return [[g.find(f"{SVG}title").text, [t.text for t in g.iter(f"{SVG}text")],
+             [[e.get("stroke"), e.get("stroke-width"), e.get("fill")] for e in g.iter()
+              if e.tag in (f"{SVG}path", f"{SVG}polygon", f"{SVG}ellipse")]]
+            for g in ET.fromstring(svg).iter(f"{SVG}g") if g.get("class") in ("node", "edge")]
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(CHROMIUM is None or CHROMEDRIVER is None or shutil.which("dot") is None,
+                    reason="needs Chromium, chromedriver and Graphviz's dot")
+def test_the_script_shows_each_frame_as_the_page_records_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    path = Path(stepper(mlp_trace(), tmp_path / "mlp.html"))
+    expected = [drawn(svg) for svg in pictures(path.read_text())]
+    driver = chromium(tmp_path, monkeypatch)
+    try:
+        driver.get(path.as_uri())
+        body = driver.find_element(By.TAG_NAME, "body")
+        last = len(expected) - 1
+        assert len(set(map(str, expected))) == len(expected)  # every frame draws something new
+        # forward, a jump to the end, backward, a jump to the start: each frame as recorded
+        for keys, k in [([], 0), ([Keys.ARROW_RIGHT], 1), ([Keys.ARROW_RIGHT], 2),
+                        ([Keys.END], last), ([Keys.ARROW_LEFT], last - 1),
+                        ([Keys.ARROW_LEFT] * 3, last - 4),
+                        ([Keys.HOME], 0), ([Keys.ARROW_RIGHT] * 5, 5)]:
+            if keys:
+                body.send_keys(*keys)
+            assert driver.execute_script(DRAWN) == expected[k], f"frame {k + 1}"
     finally:
         driver.quit()
 

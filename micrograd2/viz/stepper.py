@@ -7,6 +7,9 @@ shows) and the narration of that step, wrapped to the page.
 
 Each pass is laid out once and every frame of it is drawn at that layout, so
 boxes keep their places and sizes from step to step (NOTE [One layout per pass]);
+the page holds one SVG per pass, and each frame only what it changes in it: a
+grad written in, the visited node, the gradients on its edges (NOTE [One picture
+per pass]), so a pass of hundreds of steps makes a page of a few megabytes;
 the graph's pane and the legend keep the size of the largest frame's, so the
 narration starts at the same place in every frame.
 The graph sits beside the narration when it fits there with readable text,
@@ -91,7 +94,7 @@ _SCRIPT = """
 
   function size(svg) {  // the picture's natural size in CSS pixels (Graphviz writes points) and smallest text
     if (!svg.dataset.w) {
-      var smallest = Infinity;
+      var smallest = svg.dataset.smallest ? parseFloat(svg.dataset.smallest) : Infinity;
       svg.querySelectorAll('text').forEach(function (t) {
         smallest = Math.min(smallest, parseFloat(t.getAttribute('font-size')) || 14);
       });
@@ -105,7 +108,7 @@ _SCRIPT = """
 
   function largest() {  // the largest picture of all frames: every frame is laid out by it, alike
     var most = [0, 0, Infinity];
-    document.querySelectorAll('.frame .graph svg').forEach(function (svg) {
+    document.querySelectorAll('.frame .graph svg, .passes svg').forEach(function (svg) {
       var s = size(svg);
       most = [Math.max(most[0], s[0]), Math.max(most[1], s[1]), Math.min(most[2], s[2])];
     });
@@ -182,6 +185,41 @@ _SCRIPT = """
     pane.scrollTop += (box.top + box.bottom) / 2 - (p.top + p.bottom) / 2;
   }
 
+  // A frame of a pass shows its pass's picture with the contents of the nodes and edges that
+  // differ swapped in, each piece found by its id "still<pass>_<statement>"; a frame's list of
+  // changes is from the frame before (its index: d[3]) (NOTE [One picture per pass]).
+  var stills = JSON.parse(document.getElementById('stills').textContent);
+  var pictures = document.querySelectorAll('.passes svg'), pieces = [];
+  pictures.forEach(function (svg, p) {
+    var mine = {at: {}, form: {}, first: {}};
+    svg.querySelectorAll('g[id^="still"]').forEach(function (g) {
+      var j = g.id.split('_')[1];
+      mine.at[j] = g;
+      if (j in stills.passes[p].forms) { mine.first[j] = g.innerHTML; }
+    });
+    pieces.push(mine);
+  });
+
+  function mount(f, i) {
+    var d = stills.frames[i];
+    if (!d) { return; }
+    var mine = pieces[d[0]], svg = pictures[d[0]], forms = stills.passes[d[0]].forms;
+    var want = {}, chain = [];
+    for (var k = i; k >= 0; k = stills.frames[k][3]) { chain.push(stills.frames[k][2]); }
+    chain.reverse().forEach(function (changed) {
+      for (var n = 0; n < changed.length; n += 2) { want[changed[n]] = changed[n + 1]; }
+    });
+    Object.keys(mine.form).forEach(function (j) { if (!(j in want)) { want[j] = 0; } });
+    Object.keys(want).forEach(function (j) {
+      if ((mine.form[j] || 0) === want[j]) { return; }
+      mine.at[j].innerHTML = want[j] ? forms[j][want[j] - 1] : mine.first[j];
+      mine.form[j] = want[j];
+    });
+    svg.querySelector('title').textContent = d[1];
+    var pane = f.querySelector('.graph');
+    if (svg.parentNode !== pane) { pane.appendChild(svg); }
+  }
+
   function where(f, j) {
     return 'step ' + f.dataset.step + ' of ' + f.dataset.total + ' (frame ' + (j + 1) + ' of ' +
       frames.length + ')';
@@ -198,6 +236,7 @@ _SCRIPT = """
     position.textContent = where(f, current);
     prev.disabled = current === 0;
     next.disabled = current === frames.length - 1;
+    mount(f, current);
     layout(f);
     focus(f);
   }
@@ -338,9 +377,10 @@ def _layout(g: graphviz.Digraph, frames: list[list[Statement]],
     return _like(g, body)
 
 
-def _placed(g: graphviz.Digraph, statements: list[Statement],
-            layout: dict[str, Any]) -> graphviz.Digraph:
-    """Frame ``g`` drawn at the places of its pass's ``layout`` (NOTE [One layout per pass])."""
+def _placed(g: graphviz.Digraph, statements: list[Statement], layout: dict[str, Any],
+            ids: int | None = None) -> graphviz.Digraph:
+    """Frame ``g`` drawn at the places of its pass's ``layout`` (NOTE [One layout per pass]);
+    with ``ids=p`` statement ``j`` has the id ``still<p>_<j>`` (NOTE [One picture per pass])."""
     places = {}
     for obj in layout.get("objects", []):
         if "still" in obj:
@@ -350,33 +390,148 @@ def _placed(g: graphviz.Digraph, statements: list[Statement],
         if "still" in edge:
             lp = f' lp="{edge["lp"]}"' if "lp" in edge else ""
             places[int(edge["still"])] = f'pos="{edge["pos"]}"{lp}'
-    x0, y0, x1, y1 = layout["bb"].split(",")
-    body = [f"{line} [{places[j]}]\n" for j, (_, line, _) in enumerate(statements)]
-    body += [f'\t"{_CORNER} {k}" [label="" shape=point style=invis width=0 height=0 '
-             f'pos="{x},{y}"]\n' for k, (x, y) in enumerate(((x0, y0), (x1, y1)))]
-    return _like(g, body, layout="nop2")
+    named = (lambda j: "") if ids is None else (lambda j: f' id="still{ids}_{j}"')
+    body = [f"{line} [{places[j]}{named(j)}]\n" for j, (_, line, _) in enumerate(statements)]
+    return _like(g, body + _corners(layout["bb"]), layout="nop2")
 
 
-def _still(drawn: list[graphviz.Digraph], passes: list[list[int]]) -> list[graphviz.Digraph]:
-    """The frames ``drawn``, those of each pass (a list of indices into ``drawn``) at one layout."""
-    still, laid = list(drawn), []
+def _corners(box: str) -> list[str]:
+    """Two invisible points at the corners of the bounding box ``box`` ("x0,y0,x1,y1")."""
+    x0, y0, x1, y1 = box.split(",")
+    return [f'\t"{_CORNER} {k}" [label="" shape=point style=invis width=0 height=0 '
+            f'pos="{x},{y}"]\n' for k, (x, y) in enumerate(((x0, y0), (x1, y1)))]
+
+
+def _laid(drawn: list[graphviz.Digraph],
+          passes: list[list[int]]) -> list[tuple[list[int], list[list[Statement]], dict[str, Any]]]:
+    """The passes that can be laid out once (NOTE [One layout per pass]): each as its frames (a
+    list of indices into ``drawn``), their statements and its layout; ``[]`` if dot's JSON fails."""
+    laid = []
     for group in passes:
         parsed = [p for p in (_statements(drawn[i]) for i in group) if p is not None]
         keys = [[key for key, _, _ in p] for p in parsed]
         if len(parsed) == len(group) and all(k == keys[0] for k in keys):  # dot.py's frames: always
             laid.append((group, parsed))
     if not laid:
-        return still
+        return []
     try:
         sizes = _dot_json([_sizes(drawn[group[0]], parsed) for group, parsed in laid])
         layouts = _dot_json([_layout(drawn[group[0]], parsed, size)
                              for (group, parsed), size in zip(laid, sizes)])
     except ValueError:  # JSON that does not parse: each frame is laid out alone, as before
-        return still
-    for (group, parsed), layout in zip(laid, layouts):
-        for i, statements in zip(group, parsed):
-            still[i] = _placed(drawn[i], statements, layout)
-    return still
+        return []
+    return [(group, parsed, layout) for (group, parsed), layout in zip(laid, layouts)]
+
+
+# NOTE [One picture per pass]
+# The frames of a pass share one layout (NOTE [One layout per pass]), so they differ only inside
+# a few nodes and edges: a grad written in, the visited node's red outline, the gradients red on
+# its edges.  The page holds one SVG per pass, each node and edge in the form it takes in the
+# pass's first frame, and each other form a node or an edge takes, drawn once by nop2 at the same
+# place (a few pictures of the pass, the i-th holding each one's i-th form).  A frame lists only
+# the nodes and edges whose form differs from the frame before, and the page's script swaps their
+# contents in (found by the ids given to them in the DOT: "still<pass>_<statement>").  A 350-step
+# pass is then one picture and its pieces (3 MB), not 350 pictures (460 MB), and the sheets are
+# drawn in one bounding box (``_bounded``), so that the pieces fit the picture exactly.
+
+_PIECE = re.compile(r'<g id="still(\d+)_(\d+)" class="(?:node|edge)">(.*?)</g>', re.S)
+_GRAPH_ID = re.compile(r'<g id="[^"]*" class="graph"')  # dot numbers the graphs of one run
+_FONT = re.compile(r'font-size="([0-9.]+)"')
+
+
+def _forms(parsed: list[list[Statement]]) -> tuple[list[list[Statement]], list[list[int]]]:
+    """Each statement's forms in a pass, in order of first appearance, and each frame's choice."""
+    forms: list[list[Statement]] = [[] for _ in parsed[0]]
+    seen: list[dict[str, int]] = [{} for _ in parsed[0]]
+    chosen = []
+    for statements in parsed:
+        row = []
+        for j, statement in enumerate(statements):
+            row.append(seen[j].setdefault(statement[1], len(seen[j])))
+            if row[-1] == len(forms[j]):
+                forms[j].append(statement)
+        chosen.append(row)
+    return forms, chosen
+
+
+def _sheets(g: graphviz.Digraph, p: int, forms: list[list[Statement]],
+            layout: dict[str, Any]) -> list[graphviz.Digraph]:
+    """Pass ``p`` drawn once per form: the i-th sheet holds each statement's i-th form (or its
+    last), each node and edge with the id ``still<p>_<statement>`` (NOTE [One picture per pass])."""
+    most = max(len(f) for f in forms)
+    sheets = []
+    for i in range(most):
+        body = [f[min(i, len(f) - 1)] for f in forms]
+        sheets.append(_placed(g, body, layout, ids=p))
+    return sheets
+
+
+def _bounded(sheets: list[list[graphviz.Digraph]]) -> list[list[graphviz.Digraph]]:
+    """The sheets of each pass, all inside one bounding box: a gradient's label can reach past
+    the layout's box by a fraction of a point, and a sheet's picture would grow by it."""
+    if not sheets:
+        return sheets
+    try:
+        boxes = iter(_dot_json([s for pass_sheets in sheets for s in pass_sheets]))
+    except ValueError:  # JSON that does not parse: each sheet in its own box
+        return sheets
+    bounded = []
+    for pass_sheets in sheets:
+        corners = [[float(v) for v in next(boxes)["bb"].split(",")] for _ in pass_sheets]
+        box = ",".join(str(f(c[k] for c in corners)) for k, f in enumerate((min, min, max, max)))
+        bounded.append([_like(s, [line for line in s.body if _CORNER not in line]
+                              + _corners(box)) for s in pass_sheets])
+    return bounded
+
+
+def _pieces(p: int, sheets: list[str],
+            forms: list[list[Statement]]) -> tuple[str, dict[int, list[str]]] | None:
+    """The pass's picture (its first sheet, with its smallest font size) and, by statement, the
+    contents of its other forms; ``None`` if the sheets differ elsewhere than in those contents."""
+    found = [{int(j): inner for q, j, inner in _PIECE.findall(s) if int(q) == p} for s in sheets]
+    rest = [_PIECE.sub(lambda m: f'<g id="still{m[1]}_{m[2]}">', _GRAPH_ID.sub("<g", s))
+            for s in sheets]  # all but the contents of the nodes and edges: alike
+    if any(len(f) != len(forms) for f in found) or any(r != rest[0] for r in rest) \
+            or any("<g" in inner for f in found for inner in f.values()):
+        return None
+    extra = {j: [found[i][j] for i in range(1, len(f))] for j, f in enumerate(forms) if len(f) > 1}
+    texts = [sheets[0], *(inner for inners in extra.values() for inner in inners)]
+    smallest = min((float(x) for t in texts for x in _FONT.findall(t)), default=14.0)
+    first = _GRAPH_ID.sub('<g id="graph0" class="graph"', sheets[0], count=1)
+    return first.replace("<svg ", f'<svg data-smallest="{smallest}" ', 1), extra
+
+
+def _shared(drawn: list[graphviz.Digraph], passes: list[list[int]]
+            ) -> tuple[list[str], list[dict[str, Any]], list[Any], list[graphviz.Digraph]]:
+    """One SVG per pass (NOTE [One picture per pass]): the pictures, each pass's other forms
+    (``{"forms": {statement: [contents, ...]}}``), per frame ``[pass, its graph's name,
+    [statement, form, ...] changed from the frame before, that frame]`` (``None``: not shared),
+    and the graphs to draw alone for the frames not shared (at their pass's layout, if any)."""
+    stills: list[str] = []
+    extras: list[dict[str, Any]] = []
+    data: list[Any] = [None] * len(drawn)
+    alone = list(drawn)
+    laid = _laid(drawn, passes)
+    parts = [(group, *_forms(parsed)) for group, parsed, _ in laid]
+    sheets = _bounded([_sheets(drawn[group[0]], p, forms, layout)
+                       for p, ((group, forms, _), (_, _, layout)) in enumerate(zip(parts, laid))])
+    pictures = svgs([s for pass_sheets in sheets for s in pass_sheets]) or []
+    at = 0
+    for p, (group, forms, chosen) in enumerate(parts):
+        made = _pieces(p, pictures[at:at + len(sheets[p])], forms)
+        at += len(sheets[p])
+        if made is None:  # not seen (dot.py's sheets differ only there): a picture per frame
+            for i, statements in zip(group, laid[p][1]):
+                alone[i] = _placed(drawn[i], statements, laid[p][2])
+            continue
+        for k, i in enumerate(group):
+            before = chosen[k - 1] if k else chosen[0]
+            changed = [x for j, (f, b) in enumerate(zip(chosen[k], before)) if f != b
+                       for x in (j, f)]
+            data[i] = [len(stills), drawn[i].name, changed, group[k - 1] if k else -1]
+        stills.append(made[0])
+        extras.append({"forms": made[1]})
+    return stills, extras, data, alone
 
 
 def stepper(trace: Tracer, path: str | os.PathLike[str], view: str = "autograd", rankdir: str = "LR",
@@ -401,7 +556,12 @@ def stepper(trace: Tracer, path: str | os.PathLike[str], view: str = "autograd",
     for i, k in enumerate(steps):
         passes.setdefault(by_step[k].pass_no or 0, []).append(i)
     graphs = [g for g, _ in drawn]
-    pictures = svgs(_still(graphs, list(passes.values())) if dot_program() is not None else graphs)
+    stills, extras, shared, graphs = (_shared(graphs, list(passes.values()))
+                                      if dot_program() is not None
+                                      else ([], [], [None] * len(graphs), graphs))
+    alone = [i for i, d in enumerate(shared) if d is None]  # each drawn as its own picture
+    own = svgs([graphs[i] for i in alone])
+    pictures = None if own is None else dict(zip(alone, own))
     notes = [note] if note else []
     if pictures is None:
         notes.append(f"Graphviz's dot was not found, so each frame shows its DOT source; to see pictures, {INSTALL}.")
@@ -410,7 +570,8 @@ def stepper(trace: Tracer, path: str | os.PathLike[str], view: str = "autograd",
     for i, k in enumerate(steps):
         text = [headers.get(by_step[k].pass_no, "")] + [ln.plain for ln in lines if ln.step == k]
         graph, key = drawn[i]
-        picture = pictures[i] if pictures is not None else f'<pre class="dot">{html.escape(graph.source)}</pre>'
+        picture = ("" if shared[i] is not None else pictures[i] if pictures is not None
+                   else f'<pre class="dot">{html.escape(graph.source)}</pre>')
         frames.append(_frame(k, steps[-1], by_step[k].node_id or "", picture, key, [t for t in text if t]))
     if not frames:
         notes.append("This trace has no backward step: call .backward() inside the `with mg.trace()` block.")
@@ -422,6 +583,7 @@ def stepper(trace: Tracer, path: str | os.PathLike[str], view: str = "autograd",
         f"<header><h1>{html.escape(title)}</h1>{_CONTROLS}</header>"
         + "".join(f'<p class="note">{html.escape(n)}</p>' for n in notes)
         + "\n".join(frames)
+        + _stills_html(stills, extras, shared)
         + f"<script>{_SCRIPT % {'min_px': MIN_TEXT_PX}}</script></body></html>\n"
     )
     target = Path(path)
@@ -439,6 +601,15 @@ _CONTROLS = (
     '<button id="zoom-whole" type="button" title="the whole graph, however small">whole graph</button></span>'
     '<span class="keys">keys: ← → step, Home/End first/last; drag the graph to pan</span>'
 )
+
+
+def _stills_html(stills: list[str], extras: list[dict[str, Any]], shared: list[Any]) -> str:
+    """The pictures of the passes (hidden: the script moves one into the frame shown) and, as
+    JSON, what each frame changes in its pass's picture (NOTE [One picture per pass])."""
+    data = json.dumps({"passes": extras, "frames": shared}, ensure_ascii=False,
+                      separators=(",", ":")).replace("</", "<\\/")
+    return (f'<div class="passes" hidden>{"".join(stills)}</div>'
+            f'<script type="application/json" id="stills">{data}</script>')
 
 
 def _frame(step: int, total: int, node_id: str, picture: str, key: Legend | None, text: list[str]) -> str:
