@@ -89,8 +89,27 @@ def test_a_stub_body_is_recognised() -> None:
 def test_a_workspace_gets_one_stub_module_per_unit() -> None:
     files = engine_files()
     assert sorted(files) == ["engine/u1_record.py", "engine/u2_walk.py", "engine/u3_tensors.py"]
-    for name in holes.UNITS:
-        assert any(f"def {name}(" in text for text in files.values()), name
+    for name in holes.UNITS:  # U3's come from its exercises (NOTE [U3's holes in a workspace])
+        assert any(f"def {name}(" in text or f"\n{name} = load_module(" in text
+                   for text in files.values()), name
+
+
+def test_a_workspaces_u3_holes_are_its_u3_exercises(tmp_path: Path, registry: None) -> None:
+    """Unfilled while the exercises are stubs; the student's functions once they are written."""
+    (tmp_path / "engine").mkdir()
+    for path, text in engine_files().items():
+        (tmp_path / path).write_text(text, encoding="utf-8")
+    sources = Path(mg.__file__).parent / "exercises" / "sources"
+    for module in ("u3_sum_to", "u3_reductions", "u3_matmul"):
+        (tmp_path / f"{module}.py").write_text((sources / f"{module}.py").read_text())
+    filled = holes.load(tmp_path / "engine")
+    assert not holes.DONE & {"sum_to", "sum_backward", "mean_backward", "matmul_backward"}
+    with pytest.raises(NotImplementedError, match="not implemented yet: sum_to"):
+        filled["sum_to"](None, ())
+    (tmp_path / "u3_sum_to.py").write_text("def sum_to(grad, shape):\n    return 'mine'\n")
+    sys.modules.pop("u3_sum_to")  # a new process (as --engine starts) would read the file again
+    filled = holes.load(tmp_path / "engine")
+    assert "sum_to" in holes.DONE and filled["sum_to"](None, ()) == "mine"
 
 
 def test_an_engine_without_the_reference_path_is_refused() -> None:

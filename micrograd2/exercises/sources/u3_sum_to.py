@@ -8,7 +8,7 @@ Tensor engine (``+``, ``*``, ``-``, ``/``, ``expand``…) calls ``sum_to`` in it
 
 Check: ``micrograd2 exercise check U3.1``: your ``sum_to`` on random shapes (leading axes, axes
 of size 1, both, a scalar), then gradcheck on Tensor ops with it in place of the engine's.
-When it passes, put the same function in ``engine/u3_tensors.py``: your engine runs on it.
+Your engine takes it from this file (``engine/u3_tensors.py``): ``--engine`` runs on it.
 Hints: ``micrograd2 exercise hint U3.1``.
 """
 from __future__ import annotations

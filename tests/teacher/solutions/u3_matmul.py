@@ -11,7 +11,7 @@ needs none, ``b`` None when ``a`` needs none.  Return None for the gradient that
 
 Check: ``micrograd2 exercise check U3.4``: your function on random products (square, non-square,
 a row, a column, one side only), then gradcheck on ``a @ b`` with it in place of the engine's.
-When it passes, put it in ``engine/u3_tensors.py``.  Hints: ``micrograd2 exercise hint U3.4``.
+Your engine takes it from this file (``engine/u3_tensors.py``).  Hints: ``micrograd2 exercise hint U3.4``.
 """
 from __future__ import annotations
 

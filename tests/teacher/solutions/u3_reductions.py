@@ -10,7 +10,7 @@ own shape: with ``keepdim=False`` the summed axes are gone from it.
 
 Check: ``micrograd2 exercise check U3.2``: your functions on random shapes (every dim, negative
 ones, several at once, keepdim both ways), then gradcheck on ``x.sum(...)`` and ``x.mean(...)``
-with them in place of the engine's.  When it passes, put them in ``engine/u3_tensors.py``.
+with them in place of the engine's.  Your engine takes them from this file.
 Hints: ``micrograd2 exercise hint U3.2``.
 """
 from __future__ import annotations
