@@ -20,6 +20,7 @@ from types import ModuleType
 from typing import Callable
 
 import pytest
+from test_course_engine import BFS_WALK  # the wrong walk the engine tests use too
 
 from micrograd2.exercises import catalog, course_units, harness
 from micrograd2.exercises.harness import Mistake
@@ -30,18 +31,6 @@ SOLUTIONS = ROOT / "tests" / "teacher" / "solutions"
 ENGINE_EXERCISES = ("U1.3", "U2.3", "U5.6")
 _names = itertools.count()
 
-BFS_WALK = '''def walk(roots, grads, visit):
-    """Breadth first: each node as soon as a gradient reaches it."""
-    from collections import deque
-    queue = deque(zip(roots, grads))
-    while queue:
-        node, grad = queue.popleft()
-        for (nxt, _), g in zip(node.next_functions, visit(node, grad)):
-            if nxt is not None and g is not None:
-                queue.append((nxt, g))
-
-
-def unused_walk('''
 
 RECURSIVE_COUNT = '''def count_dependencies(roots):
     """Depth first, by recursion."""

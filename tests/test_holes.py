@@ -90,7 +90,7 @@ def test_a_workspace_gets_one_stub_module_per_unit() -> None:
     files = engine_files()
     assert sorted(files) == ["engine/u1_record.py", "engine/u2_walk.py", "engine/u3_tensors.py"]
     for name in holes.UNITS:  # U3's come from its exercises (NOTE [U3's holes in a workspace])
-        assert any(f"def {name}(" in text or f"\n{name} = load_module(" in text
+        assert any(f"def {name}(" in text or f"\n{name} = taken(" in text
                    for text in files.values()), name
 
 

@@ -33,10 +33,21 @@ from micrograd2.exercises.harness import load_module
 
 WORKSPACE = Path(__file__).resolve().parent.parent
 
-sum_to = load_module(WORKSPACE / "u3_sum_to.py", "u3_sum_to").sum_to
-sum_backward = load_module(WORKSPACE / "u3_reductions.py", "u3_reductions").sum_backward
-mean_backward = load_module(WORKSPACE / "u3_reductions.py", "u3_reductions").mean_backward
-matmul_backward = load_module(WORKSPACE / "u3_matmul.py", "u3_matmul").matmul_backward
+
+def taken(file, name):
+    """The function ``name`` of the workspace's exercise ``file``."""
+    path = WORKSPACE / file
+    if not path.exists():
+        raise ImportError(f"{path} is missing: engine/u3_tensors.py takes {name} from it\\n"
+                          "What to do: keep engine/ in the workspace `micrograd2 exercise start` "
+                          "made, or define the U3 holes in engine/u3_tensors.py itself.")
+    return getattr(load_module(path, path.stem), name)
+
+
+sum_to = taken("u3_sum_to.py", "sum_to")
+sum_backward = taken("u3_reductions.py", "sum_backward")
+mean_backward = taken("u3_reductions.py", "mean_backward")
+matmul_backward = taken("u3_matmul.py", "matmul_backward")
 '''
 
 

@@ -89,7 +89,7 @@ def timeout_message(source: str) -> str:
 def _lay_out(fmt: str, source: str) -> bytes:
     """The picture of ``source`` in format ``fmt``, by the plugged-in renderer or by ``dot``."""
     if _renderer is None:
-        return _run_dot([f"-T{fmt}"], source)
+        return run_dot([f"-T{fmt}"], source)
     began = time.monotonic()
     try:
         picture = _renderer(source, fmt, TIMEOUT_S)
@@ -104,7 +104,9 @@ def _lay_out(fmt: str, source: str) -> bytes:
     return picture.encode("utf-8") if isinstance(picture, str) else bytes(picture)
 
 
-def _run_dot(args: list[str], source: str) -> bytes:
+def run_dot(args: list[str], source: str) -> bytes:
+    """What Graphviz's ``dot`` writes for ``source`` with ``args``, within ``TIMEOUT_S`` (then
+    ``GraphvizTimeout``); a failure of ``dot`` is a ``RuntimeError`` saying what to do."""
     dot = dot_program()
     assert dot is not None
     try:
@@ -160,10 +162,10 @@ def svgs(digraphs: Sequence[Any]) -> list[str] | None:
         return []
     if _renderer is not None:  # in process: one call per diagram costs nothing more
         return [_SVG.findall(_lay_out("svg", g.source).decode("utf-8"))[0] for g in digraphs]
-    out = _run_dot(["-Tsvg"], "\n".join(g.source for g in digraphs)).decode("utf-8")
+    out = run_dot(["-Tsvg"], "\n".join(g.source for g in digraphs)).decode("utf-8")
     found = _SVG.findall(out)
     if len(found) != len(digraphs):  # should not happen; render one at a time instead
-        found = [_SVG.findall(_run_dot(["-Tsvg"], g.source).decode("utf-8"))[0] for g in digraphs]
+        found = [_SVG.findall(run_dot(["-Tsvg"], g.source).decode("utf-8"))[0] for g in digraphs]
     return found
 
 

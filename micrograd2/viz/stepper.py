@@ -27,7 +27,6 @@ import html
 import json
 import os
 import re
-import subprocess
 import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -37,7 +36,7 @@ import graphviz
 from ..tracing.narrate import narration_lines
 from .dot import Legend, drawing
 from .graph import from_pass, progress
-from .render import INSTALL, TIMEOUT_S, GraphvizMissingWarning, GraphvizTimeout, dot_program, svgs, timeout_message
+from .render import INSTALL, GraphvizMissingWarning, dot_program, run_dot, svgs
 
 if TYPE_CHECKING:
     from ..tracing import Tracer
@@ -330,17 +329,8 @@ def _like(g: graphviz.Digraph, body: list[str], **graph_attr: str) -> graphviz.D
 
 def _dot_json(graphs: list[graphviz.Digraph]) -> list[dict[str, Any]]:
     """The graphs laid out by one dot run, each as Graphviz's JSON (``-Tjson0``)."""
-    source = "\n".join(g.source for g in graphs)
-    try:
-        done = subprocess.run([str(dot_program()), "-Tjson0"], input=source.encode(),
-                              capture_output=True, timeout=TIMEOUT_S, check=False)
-    except subprocess.TimeoutExpired:
-        raise GraphvizTimeout(timeout_message(source)) from None
-    if done.returncode != 0:
-        raise RuntimeError(f"Graphviz dot failed: {done.stderr.decode(errors='replace').strip()}\n"
-                           "What to do: check the labels in the graph, or save the DOT source "
-                           "with a .dot suffix.")
-    text, decoder, found, at = done.stdout.decode("utf-8"), json.JSONDecoder(), [], 0
+    text = run_dot(["-Tjson0"], "\n".join(g.source for g in graphs)).decode("utf-8")
+    decoder, found, at = json.JSONDecoder(), [], 0
     while text[at:].strip():
         at += len(text[at:]) - len(text[at:].lstrip())
         laid, at = decoder.raw_decode(text, at)
