@@ -86,6 +86,9 @@ def _quiet_exit() -> None:
 @click.version_option(__version__, prog_name="micrograd2")
 def main() -> None:
     """micrograd2: watch autograd work — lessons, diagrams, exercises and training runs."""
+    from .commands.engine import choose_from_environment
+
+    choose_from_environment()  # MICROGRAD2_ENGINE: the student's pieces, chosen once, here
 
 
 @main.command()

@@ -8,10 +8,9 @@ import pytest
 
 import micrograd2 as mg
 
-# The teacher's kit (tests/teacher/: model solutions, sample hidden tests, wrong solutions) is data for
-# the tests: its pytest files grade a student's workspace (``micrograd2 exercise check --tests
-# tests/teacher/hidden``), so the project's own run does not collect them.
-collect_ignore_glob = ["teacher/*"]
+# The teacher's kit (the top-level teacher/: model solutions, hidden tests, mutants) is data for
+# the tests, outside testpaths: its pytest files grade a student's workspace (``micrograd2
+# exercise check --tests teacher/hidden``), so the project's own run does not collect them.
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

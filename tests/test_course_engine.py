@@ -2,7 +2,7 @@
 
 Each command runs in a new process (``--engine`` restarts it with ``MICROGRAD2_REFERENCE=1`` and
 ``MICROGRAD2_ENGINE=DIR``). The engines: a reference solution of the holes
-(``tests/course/solution_engine``), the stubs ``exercise start`` writes, and deliberately wrong
+(``teacher/solution_engine``), the stubs ``exercise start`` writes, and deliberately wrong
 ones, made from the solution by one edit, whose failure must name the hole.
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-SOLUTION = Path(__file__).parent / "course" / "solution_engine"
+SOLUTION = Path(__file__).parents[1] / "teacher" / "solution_engine"
 ROOT = Path(__file__).parent.parent
 
 pytestmark = pytest.mark.slow

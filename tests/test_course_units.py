@@ -2,7 +2,7 @@
 tests catch deliberately wrong engines with the message meant for them, and a student's fresh
 workspace fails with "not implemented yet: <hole>" until the holes are filled.
 
-A wrong engine is the reference solution of the holes (tests/course/solution_engine) with one
+A wrong engine is the reference solution of the holes (teacher/solution_engine) with one
 edit, in a workspace-like folder: the model solution's sheet next to ``engine/``, so the sheet's
 ``engine_folder()`` names that folder (NOTE [Where the tests find the engine]). The lesson runs
 start new processes: those tests are marked slow.
@@ -26,8 +26,8 @@ from micrograd2.exercises import catalog, course_units, harness
 from micrograd2.exercises.harness import Mistake
 
 ROOT = Path(__file__).resolve().parent.parent
-SOLUTION_ENGINE = ROOT / "tests" / "course" / "solution_engine"
-SOLUTIONS = ROOT / "tests" / "teacher" / "solutions"
+SOLUTION_ENGINE = ROOT / "teacher" / "solution_engine"
+SOLUTIONS = ROOT / "teacher" / "solutions"
 ENGINE_EXERCISES = ("U1.3", "U2.3", "U5.6")
 _names = itertools.count()
 

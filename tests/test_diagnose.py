@@ -7,8 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from micrograd2.autograd import holes
+import micrograd2 as mg
+from micrograd2.autograd.pieces import REFERENCE
 from micrograd2.course import diagnose
+from micrograd2.tensors.pieces import REFERENCE as TENSOR_REFERENCE
 
 
 def test_first_difference_names_the_fact() -> None:
@@ -35,11 +37,12 @@ def test_the_probes_on_the_core_agree_with_pytorch_numbers() -> None:
     assert "the probe" not in tensor and len(tensor) == 4
 
 
-def test_only_puts_the_registry_back() -> None:
-    before = (dict(holes.FILLED), dict(holes.state))
-    with diagnose.only({"sum_to": lambda grad, shape: grad}):
-        assert holes.state["tensors"] is True and set(holes.FILLED) == {"sum_to"}
-    assert (dict(holes.FILLED), dict(holes.state)) == before
+def test_only_puts_the_records_back() -> None:
+    before = (mg.Value.pieces, mg.Tensor.pieces)
+    with diagnose.only():
+        assert mg.Value.pieces.walk is REFERENCE.walk
+        assert mg.Tensor.pieces.sum_to is TENSOR_REFERENCE.sum_to
+    assert (mg.Value.pieces, mg.Tensor.pieces) == before
 
 
 def test_no_engine_nothing_differs() -> None:

@@ -3,7 +3,7 @@ saved values, trace events and errors, on random expression graphs (hypothesis).
 
 The reference path is reached without touching how the package chose at import: recording by calling
 ``Function.apply`` itself (what every reference operator does), and the walk by setting the engine's
-``_unwatched_walk`` to ``None`` for the test (pytest's monkeypatch, undone after it).  The walk's own tests are in
+record of pieces to the reference's for the test (pytest's monkeypatch, undone after it).  The walk's own tests are in
 ``test_walk.py``, the one-call recording's in ``test_recording.py``.
 """
 from __future__ import annotations
@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 import micrograd2 as mg
 from micrograd2 import fast
+from micrograd2.autograd.pieces import REFERENCE
 from micrograd2.scalar import Value, ops
 
 UNARY = {"neg": ops.Neg, "exp": ops.Exp, "log": ops.Log, "tanh": ops.Tanh, "relu": ops.Relu,
@@ -168,20 +169,20 @@ def _observe(prog: dict[str, Any], fast_path: bool) -> tuple[Any, ...]:
 def test_the_fast_path_and_the_reference_path_give_one_result(prog: dict[str, Any]) -> None:
     fast_result = _observe(prog, fast_path=True)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(Value, "_unwatched_walk", None)  # the reference walk, for this test only
+        patch.setattr(Value, "pieces", REFERENCE)  # the reference walk, for this test only
         reference_result = _observe(prog, fast_path=False)
     assert fast_result == reference_result
 
 
 @pytest.mark.skipif(not fast.ENABLED, reason="the speed layer is off (MICROGRAD2_REFERENCE=1)")
 def test_the_scalar_engine_chose_the_speed_layer_at_import() -> None:
-    assert Value.__mul__.__name__ == "fast_Mul" and Value._unwatched_walk is not None
+    assert Value.__mul__.__name__ == "fast_Mul" and Value.pieces.unwatched_walk is not None
     assert mg.dot.__name__ == "fast_dot"
 
 
 def test_micrograd2_reference_1_turns_the_speed_layer_off() -> None:
     code = ("import micrograd2 as mg; from micrograd2 import fast; from micrograd2.scalar import Value;"
-            "assert not fast.ENABLED and Value._unwatched_walk is None and Value.__mul__.__name__ == '__mul__';"
+            "assert not fast.ENABLED and Value.pieces.unwatched_walk is None and Value.__mul__.__name__ == '__mul__';"
             "x = mg.Value(2.0, requires_grad=True); (x * x).backward(); print(x.grad)")
     env = {**os.environ, "MICROGRAD2_REFERENCE": "1"}
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False)

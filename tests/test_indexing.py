@@ -80,7 +80,7 @@ def test_a_pass_through_unbind_takes_the_reference_walk() -> None:
     x = mg.tensor(M, requires_grad=True)
     rows = list(x)
     assert [row.output_nr for row in rows] == [0, 1, 2]  # one node, an output number per row
-    assert mg.Tensor._unwatched_walk is None  # (the Tensor engine's passes all take the reference walk)
+    assert mg.Tensor.pieces.unwatched_walk is None  # (the Tensor engine's passes all take the reference walk)
     rows[2].sum().backward()  # a root that is output 2: the edge (node, 2)
     assert np.array_equal(x.grad.numpy(), np.stack([np.zeros(4), np.zeros(4), np.ones(4)]))
     node = weakref.ref(rows[0].grad_fn)

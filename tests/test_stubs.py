@@ -2,7 +2,7 @@
 
 It proves that ``strip_solutions`` replaces each ``# BEGIN SOLUTION``/``# END SOLUTION`` block by one
 ``raise NotImplementedError`` naming the method (or the block's own words) and refuses unbalanced markers; that
-the shipped stubs are the ones made from the model solutions (tests/teacher/solutions/, not installed), and
+the shipped stubs are the ones made from the model solutions (teacher/solutions/, not installed), and
 ``python -m micrograd2.exercises.stubs --check`` says so; that every exercise's stub compiles, raises for its
 exercise and holds no line of the solution; and that a workspace holds the stubs, the public tests, a README
 and a pytest.ini, refuses to overwrite, and with ``force`` writes fresh stubs while keeping the student's
@@ -17,7 +17,7 @@ import pytest
 from micrograd2.exercises import catalog, stubs
 
 EXERCISES = catalog.EXERCISES
-SOLUTIONS = Path(__file__).resolve().parent / "teacher" / "solutions"
+SOLUTIONS = Path(__file__).resolve().parents[1] / "teacher" / "solutions"
 CUT = [e for e in EXERCISES if (SOLUTIONS / e.filename).is_file()]  # every exercise but U0's paper ones
 
 

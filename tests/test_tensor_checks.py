@@ -12,7 +12,7 @@ import pytest
 from micrograd2.exercises import tensor_checks as tc
 from micrograd2.exercises.harness import Mistake
 
-SOLUTION = Path(__file__).parent / "course" / "solution_engine" / "u3_tensors.py"
+SOLUTION = Path(__file__).parents[1] / "teacher" / "solution_engine" / "u3_tensors.py"
 STUB = Path(__file__).parents[1] / "micrograd2" / "course" / "stubs" / "u3_tensors.py"
 
 

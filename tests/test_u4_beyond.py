@@ -1,4 +1,4 @@
-"""U4 "beyond": the model solutions (tests/teacher/solutions/u4_*.py) against PyTorch, live.
+"""U4 "beyond": the model solutions (teacher/solutions/u4_*.py) against PyTorch, live.
 
 The exercises' public tests grade a student's file (and their wrong versions are in
 test_exercises.py's MUTANTS); these hold the model solutions to torch on random functions:
@@ -22,7 +22,7 @@ from micrograd2.exercises import harness
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.filterwarnings("ignore:`torch.jit.script` is deprecated:DeprecationWarning")
 
-SOLUTIONS = Path(__file__).resolve().parent / "teacher" / "solutions"
+SOLUTIONS = Path(__file__).resolve().parents[1] / "teacher" / "solutions"
 TESTS = Path(__file__).resolve().parents[1] / "micrograd2" / "exercises" / "tests"
 
 

@@ -96,7 +96,7 @@ def test_a_live_custom_function_sends_only_the_graphs_holding_it_to_the_referenc
 
     gc.collect()  # a hook on a node of some earlier test, garbage not yet collected, makes every pass watched:
     monkeypatch.setattr(engine, "REGISTERED", {})  # (none is on this test's nodes)
-    assert engine._walk_for(mg.Value, None) is mg.Value._unwatched_walk, "a tracer or anomaly mode is on"
+    assert engine._walk_for(mg.Value, None) is mg.Value.pieces.unwatched_walk, "a tracer or anomaly mode is on"
     taken: list[str] = []
     run, reference = fast_walk.run, engine.reference_walk
     monkeypatch.setattr(fast_walk, "run", lambda *a: taken.append("fast") or run(*a))

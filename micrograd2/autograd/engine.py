@@ -7,17 +7,19 @@
    its backward, anomaly checks, events and freeing.
 4. ``accumulate_into``: what a leaf's ``AccumulateGrad`` does with its gradient.
 
+The walk, the dependency count and the add into ``.grad`` are pieces: the core calls them through
+the engine's record (``pieces.py``), the reference ones below unless an entry point chose others.
+
 No recursion over the graph: 10^6-node graphs work.  What exists only for rare cases is one call
 away: hooks (``hooks.py``), custom Functions' outputs (``custom.py``), ``autograd.grad``'s inputs
 (``capture.py``); what exists only for speed is in ``micrograd2/fast/``.
 """
 from __future__ import annotations
 
-import functools
 import heapq
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
-from . import anomaly, capture, custom, events, grad_mode, holes, hooks, messages
+from . import anomaly, capture, custom, events, grad_mode, hooks, messages
 from .hooks import HOOKS, REGISTERED
 from .node import FREED, AccumulateGrad, Engine, Gradient, Node, Walker, gradient_node
 
@@ -47,14 +49,13 @@ def run_backward(roots: Sequence[Variable], grads: Sequence[Gradient],
 
 
 def _walk_for(engine: type[Engine], captures: dict[Node, int] | None) -> Walker:
-    """The walk for one pass: the speed layer's, or else the reference walk.
-
-    The speed layer's (an engine's ``_unwatched_walk``) runs a pass that nothing watches: no
-    hooks, tracer, anomaly mode or ``autograd.grad``."""
-    if holes.ON and (walk := holes.fill("walk", engine)):  # a student's (holes.py)
-        return functools.partial(student_walk, walk)
+    """The walk for one pass: the engine's piece, or the speed layer's for a pass that nothing
+    watches (no hooks, tracer, anomaly mode or ``autograd.grad``), when its record has one."""
+    pieces = engine.pieces
+    if pieces.unwatched_walk is None:
+        return pieces.walk
     watched = captures is not None or events.listening or anomaly.enabled or bool(REGISTERED)
-    return reference_walk if watched else engine._unwatched_walk or reference_walk
+    return pieces.walk if watched else pieces.unwatched_walk
 
 
 def count_dependencies(starts: Iterable[Node], keep: dict[Node, bool] | None = None,
@@ -94,9 +95,7 @@ class Walk:
         self.captured: dict[Node, Gradient] = {}
         roots = [node for node, _, _ in starts]
         self.runs = None if captures is None else capture.on_paths(roots, captures)  # None: all
-        count = holes.fill("count_dependencies", engine) if holes.ON else None  # (holes.py)
-        self.deps = (count(roots) if count and captures is None
-                     else count_dependencies(roots, self.runs))
+        self.deps = engine.pieces.count_dependencies(roots, self.runs)
         self.buffer: dict[Node, Gradient] = {}  # gradients waiting for more edges, or their visit
         for node, nr, grad in starts:  # a seed is a gradient too
             self.deliver(node, nr, grad)
@@ -132,11 +131,14 @@ class Walk:
 
     def add(self, node: Node, earlier: Gradient, grad: Gradient) -> Gradient:
         """``earlier + grad`` (``grad`` if nothing arrived earlier), rounded to ``node``'s dtype."""
-        grad = self.engine._round_gradient(grad, node._dtype)
+        grad = self.rounded(node, grad)
         if earlier is None:
             return grad
-        total = self.engine._add_gradients(earlier, grad)
-        return self.engine._round_gradient(total, node._dtype)
+        return self.rounded(node, self.engine._add_gradients(earlier, grad))
+
+    def rounded(self, node: Node, grad: Gradient) -> Gradient:
+        """``grad`` rounded to the dtype of ``node``'s output (``None`` stays ``None``)."""
+        return None if grad is None else self.engine._round_gradient(grad, node._dtype)
 
     def visit(self, node: Any, grad: Gradient) -> tuple[Gradient, ...]:
         """Run ``node`` on its complete gradient ``grad``; return one gradient per input.
@@ -170,6 +172,10 @@ class Walk:
             node._saved = FREED
         return grads
 
+    def reaches(self, node: Node) -> bool:
+        """Does this pass run ``node``? Every node, except off ``autograd.grad``'s paths."""
+        return self.runs is None or node in self.runs
+
     def capture(self, node: Node, grad: Gradient) -> bool:
         """For ``autograd.grad``: keep the gradient of an input's node.
 
@@ -180,57 +186,6 @@ class Walk:
         if grad is not None:
             self.captured[node] = grad
         return not self.runs[node]  # no other input lies beyond it
-
-
-# NOTE [A student's walk and nodes of several outputs]
-# A student's walk sums what each edge delivers into a node, ``buffer[nxt] + grad``, and hands the
-# total to ``visit``.  A node of several outputs (``unbind``, a custom Function returning two) needs
-# one sum per output instead.  So what ``visit`` returns along an edge into such a node is an
-# ``OutputGradients``: the gradient in its output's slot, ``None`` in the others, added slot by
-# slot.  The student's ``+`` then keeps the outputs apart, and ``visit`` unpacks the slots again.
-class OutputGradients(tuple):  # type: ignore[type-arg]
-    """One gradient per output of a node of several outputs; ``+`` adds slot by slot."""
-
-    def __add__(self, other: object) -> OutputGradients:
-        if not isinstance(other, OutputGradients):
-            return NotImplemented
-        return OutputGradients(b if a is None else a if b is None else a + b
-                               for a, b in zip(self, other))
-
-    __radd__ = __add__
-
-    @classmethod
-    def one(cls, node: Any, nr: int, grad: Gradient) -> OutputGradients:
-        """``grad`` in output ``nr``'s slot of ``node``, ``None`` in the others."""
-        return cls(grad if k == nr else None for k in range(len(node.outputs)))
-
-
-def student_walk(walk: Callable[..., object], engine: type[Engine], starts: list[Start],
-                 retain_graph: bool, captures: dict[Node, int] | None,
-                 pass_no: int) -> dict[Node, Gradient]:
-    """One backward pass by a student's ``walk(roots, grads, visit)`` (docs/course.md).
-
-    It calls the core's own ``Walk.visit``: hooks, events, anomaly checks and freeing stay the
-    core's, and the tracer sees the student's order."""
-    core = Walk(engine, starts, retain_graph, captures, pass_no)
-
-    def rounded(node: Node, grad: Gradient) -> Gradient:  # as ``Walk.add`` rounds a sum
-        return None if grad is None else engine._round_gradient(grad, node._dtype)
-
-    def visit(node: Node, grad: Gradient) -> tuple[Gradient, ...]:
-        if core.runs is not None and node not in core.runs:  # off autograd.grad's paths
-            return (None,) * len(node._next_nodes)
-        if isinstance(grad, OutputGradients):
-            grad = [rounded(node, g) for g in grad]
-        grads = core.visit(node, rounded(node, grad) if not isinstance(grad, list) else grad)
-        return tuple(  # NOTE [A student's walk and nodes of several outputs]
-            OutputGradients.one(nxt, nr, g) if g is not None and nxt is not None and nxt._several
-            else g for g, nxt, nr in zip(grads, node._next_nodes, node._next_nrs))
-
-    seeds = [OutputGradients.one(node, nr, grad) if node._several else grad
-             for node, nr, grad in starts]
-    walk([node for node, _, _ in starts], seeds, visit)
-    return core.captured
 
 
 def checked(node: Any, grads: Gradient | tuple[Gradient, ...]) -> tuple[Gradient, ...]:
@@ -249,12 +204,11 @@ def checked(node: Any, grads: Gradient | tuple[Gradient, ...]) -> tuple[Gradient
 def accumulate_into(variable: Variable, grad: Gradient, node: Node | None) -> None:
     """``variable.grad += grad``: what a leaf's ``AccumulateGrad`` does.
 
-    The engine's ``_accumulate`` adds. Then come its events and post-accumulate hooks."""
+    The engine's ``accumulate`` piece adds. Then come its events and post-accumulate hooks."""
     old = variable._grad
     if events.listening and old is not None and not isinstance(old, float):
         old = old._snapshot()  # the add may write into it: NOTE [A .grad added to in place]
-    new = variable._grad = (holes.accumulate(variable, grad) if holes.ON  # a student's (holes.py)
-                            else variable._accumulate(grad))
+    new = variable._grad = type(variable).pieces.accumulate(variable, grad)
     if events.listening:
         events.emit("accumulate", node=node, variable=variable, old=old, new=new)
     if REGISTERED and node is not None and node in HOOKS:  # register_post_accumulate_grad_hook

@@ -21,9 +21,9 @@ Every op of micrograd2, built-in or yours, is a ``Function`` subclass::
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
-from . import anomaly, custom, events, grad_mode, holes, messages
+from . import anomaly, custom, events, grad_mode, messages
 from .node import (
     FREED,
     OUTPUT,
@@ -86,6 +86,12 @@ class BackwardNode(custom.CustomContext, Node):
             self._saved = save(self._saved, inputs, args, raw, out, several)
         if anomaly.enabled:
             anomaly.remember_forward(self)
+
+    def connect(self, edges: Sequence[tuple[Node | None, int]]) -> None:
+        """Give this node ``edges``, one ``(node, input_nr)`` per forward input, in place of
+        the ones it was made with (a student's ``record`` chooses them: pieces.py)."""
+        self._next_nodes = tuple([node for node, _ in edges])
+        self._next_nrs = tuple([nr for _, nr in edges])
 
     # -- the ctx interface ------------------------------------------------------------------------
     def save_for_backward(self, *items: object) -> None:
@@ -231,10 +237,9 @@ class Function:
         if rules or type(raw) is tuple:  # a custom Function, or several outputs (custom.py)
             out = custom.outputs(ctx, raw, inputs, args, variables[0], dtype, record)
         else:
-            out = variables[0]._wrap(raw, dtype, ctx if record else None)  # the first's kind
-            if holes.ON:  # a student's engine decides what is recorded (holes.py)
-                record = holes.record(cls, inputs, out, ctx, record)
-            if record:
+            out = variables[0]._wrap(raw, dtype, None)  # the first's kind
+            if out.pieces.record(cls, inputs, out, ctx):  # the engine's pieces (pieces.py)
+                out.grad_fn, out._requires_grad = ctx, True
                 ctx._record(out, inputs, args, raw, dtype)
         if events.listening:
             first = out[0] if type(out) is tuple else out

@@ -19,6 +19,7 @@ from . import hooks, messages
 
 if TYPE_CHECKING:
     from .function import BackwardNode
+    from .pieces import Pieces
     from .variable import Variable
 
 FREED: Final = "<freed>"  # what a node's saved values become after a backward, unless retained
@@ -36,7 +37,7 @@ class Engine(Protocol):
     ``Variable`` gives each a default; an engine overrides what its data needs."""
 
     backward_receives_variables: ClassVar[bool]  # NOTE [What backward receives] (function.py)
-    _unwatched_walk: ClassVar[Walker | None]  # the speed layer's walk, or None (the reference)
+    pieces: ClassVar[Pieces]  # the pieces the core calls for its graphs (pieces.py)
 
     @classmethod
     def _wrap(cls, data: Data, dtype: str | None, grad_fn: Node | None) -> Any:
@@ -117,6 +118,11 @@ class Node:
     def next_functions(self) -> tuple[Edge, ...]:
         """One ``(node, input_nr)`` edge per input: where this node sends each gradient."""
         return tuple(zip(self._next_nodes, self._next_nrs))
+
+    @property
+    def several_outputs(self) -> bool:
+        """Did this node make several differentiable outputs (a gradient for each)?"""
+        return self._several
 
     def register_hook(self, hook: hooks.Hook) -> hooks.RemovableHandle:
         """Run ``hook(grad_inputs, grad_outputs)`` after this node's backward.

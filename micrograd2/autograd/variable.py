@@ -19,10 +19,10 @@ from .node import (
     Gradient,
     Node,
     VersionCounter,
-    Walker,
     gradient_node,
     version_counter,
 )
+from .pieces import REFERENCE, Pieces
 
 V = TypeVar("V", bound="Variable")  # the Variable's own class: a Value's in-place op gives a Value
 
@@ -71,9 +71,9 @@ class Variable:
 
     # NOTE [What backward receives] (function.py): the engine's choice.
     backward_receives_variables: ClassVar[bool] = False
-    # The walk for this engine's graphs when nothing watches them (no hooks, tracer, anomaly
-    # mode or autograd.grad). None: the reference walk. An engine may take the speed layer's.
-    _unwatched_walk: ClassVar[Walker | None] = None
+    # The pieces the core calls for this engine's graphs (pieces.py): the core's own, unless an
+    # entry point chose others (a student's), or the engine took the speed layer's walk.
+    pieces: ClassVar[Pieces] = REFERENCE
 
     def _set_slots(self, data: Data, dtype: str, grad_fn: Node | None, label: str | None = None,
                    version_counter: VersionCounter | None = None) -> None:

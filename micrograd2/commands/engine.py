@@ -1,13 +1,15 @@
 """``--engine DIR``, the option of ``lesson run``, ``trace`` and ``exercise check``: run on a
 student's engine (docs/course.md).
 
-The holes are read once, at import (``autograd/holes.py``), and the speed layer must be off so
-that nothing bypasses the student's code. So ``--engine`` starts the same command again, as a
-new process, with ``MICROGRAD2_REFERENCE=1`` and ``MICROGRAD2_ENGINE=DIR`` (an absolute path).
-Processes it starts (the grader's) inherit both.
+The speed layer is chosen when micrograd2 is imported, and it must be off so that nothing
+bypasses the student's code. So ``--engine`` starts the same command again, as a new process,
+with ``MICROGRAD2_REFERENCE=1`` and ``MICROGRAD2_ENGINE=DIR`` (an absolute path); the CLI's entry
+point then chooses the student's pieces once (``choose_from_environment``,
+``course/engine.py``). Processes it starts (the grader's) inherit both, and choose them too.
 """
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -18,7 +20,7 @@ import click
 from .reference import VARIABLE as REFERENCE
 from .reference import _from_the_command_line
 
-ENGINE = "MICROGRAD2_ENGINE"  # autograd/holes.py reads it
+ENGINE = "MICROGRAD2_ENGINE"  # the entry points read it (choose_from_environment)
 
 
 def _switch(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
@@ -29,8 +31,7 @@ def _switch(ctx: click.Context, param: click.Parameter, value: Path | None) -> P
         raise click.BadParameter(f"there is no folder {value}; pass your engine folder "
                                  "(WORKSPACE/engine, written by `micrograd2 exercise start`)")
     if os.environ.get(ENGINE) == str(folder) and os.environ.get(REFERENCE) == "1":
-        _load(folder)
-        return folder
+        return folder  # the restarted command: its entry point chose the pieces
     if not _from_the_command_line():
         raise click.UsageError(f"--engine restarts the command with {ENGINE}=DIR and {REFERENCE}=1, "
                                "which works only from the command line; here, set both before "
@@ -41,31 +42,54 @@ def _switch(ctx: click.Context, param: click.Parameter, value: Path | None) -> P
     return folder  # not reached: execve replaces this process
 
 
-def _load(folder: Path) -> None:
-    """Import the student's modules now, so that an error in them ends the command at once."""
-    from ..autograd import holes
+def choose_from_environment() -> None:
+    """The CLI's entry point: run on the student's pieces if ``MICROGRAD2_ENGINE`` names a
+    folder, loaded now, so that an error in them ends the command at once."""
+    folder = os.environ.get(ENGINE)
+    if not folder:
+        return
+    from ..course import engine
 
     try:
-        holes.load(folder)
+        engine.choose(folder)
     except Exception as error:  # a student's module may fail to import in any way
-        raise click.ClickException(f"could not load the engine in {folder}: "
-                                   f"{type(error).__name__}: {error}") from None
+        said = f"{type(error).__name__}: {error}".splitlines()
+        hint = [line for line in said[1:] if line.startswith("What to do")]
+        raise click.ClickException("\n".join([f"could not load the engine in {folder}: {said[0]}",
+                                               *hint[:1]])) from None
 
 
 def engine_option() -> Callable[[Any], Any]:
     """``--engine DIR``: run with a student's engine in place of the core's holes."""
     return click.option("--engine", type=click.Path(path_type=Path), expose_value=False,
                         callback=_switch, is_eager=True, metavar="DIR",
-                        help="Run on your own engine: the holes filled in DIR (docs/course.md); "
+                        help="Run on your own engine: the pieces written in DIR (docs/course.md); "
                              "the speed layer is off.")
 
 
-def closing_line() -> str | None:
-    """On a student's engine: the line naming each hole that differs from the reference (its
-    probe, ``course/diagnose.py``), or None."""
-    from ..autograd import holes
+def opening_line() -> str:
+    """The one line a lesson, ``trace`` or ``exercise check`` run opens with: which pieces the
+    core runs on (the reference core, the speed layer, or a student's, piece by piece)."""
+    from ..course import engine
 
-    if not holes.ON:
+    student = engine.chosen()
+    if student is None:
+        from ..scalar import Value
+
+        return f"engine: {Value.pieces.path}"
+    return "engine: " + engine.describe(student)
+
+
+def say_engine(as_json: bool = False) -> None:
+    """Open a run with ``opening_line`` (a JSON record of kind ``engine`` under ``--json``)."""
+    line = opening_line()
+    click.echo(json.dumps({"kind": "engine", "text": line}) if as_json else line)
+
+
+def closing_line() -> str | None:
+    """On a student's engine: the line naming each piece that differs from the reference (its
+    probe, ``course/diagnose.py``), or None."""
+    if not os.environ.get(ENGINE):
         return None
     from ..course.diagnose import closing_line as line
 

@@ -25,7 +25,7 @@ import click
 from ..tracing import Pass, Tracer, format_value, trace
 from ..tracing.narrate import VERBOSITIES, narrate
 from .diagram import graph_option, html_option, refused_page, too_long
-from .engine import closing_line, engine_option
+from .engine import closing_line, engine_option, say_engine
 from .reference import reference_option
 
 _PACKAGE = str(Path(__file__).resolve().parents[1])
@@ -158,6 +158,7 @@ def command(ctx: click.Context, script: Path, script_args: tuple[str, ...], verb
 
     Arguments after `--` go to the script: `micrograd2 trace main.py -- --epochs 3`."""
     color = not no_color and not os.environ.get("NO_COLOR")
+    say_engine(as_json)
     narrator = _Narrator(verbosity, color, as_json, graph, html)
     tracer = trace(on_pass_end=narrator.pass_ended)
     error: BaseException | None = None
@@ -181,7 +182,7 @@ def command(ctx: click.Context, script: Path, script_args: tuple[str, ...], verb
         click.echo(f"({script.name} ran no backward pass: nothing to narrate)", err=True)
     if (graph or html) and not narrator.drawn:
         click.echo(f"({script.name} finished no backward pass: no graph or page written)", err=True)
-    engine = closing_line()  # on a student's engine (--engine): the holes that differ
+    engine = closing_line()  # on a student's engine (--engine): the pieces that differ
     if engine:
         click.echo(engine, err=True)
     if error is not None:

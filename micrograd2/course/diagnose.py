@@ -1,17 +1,19 @@
-"""Which of a student's holes differs from the reference: a probe per hole, run with only it.
+"""Which of a student's pieces differs from the reference: a probe per piece, run with it alone.
 
 When a check fails on a student's engine (``--engine``), ``lesson run``'s closing line names the
-hole: each hole the student filled is put alone in place of the core's (the others are the
+piece: each piece the student wrote is put alone in place of the core's (the others are the
 core's), a small probe runs, and its facts are compared with the same probe on the core alone.
 """
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 from typing import Any, Callable, Iterator
 
-from ..autograd import events, holes, no_grad
+from ..autograd import events, no_grad, pieces
 from ..scalar import Value
+from . import engine as student_engine
 
 Facts = dict[str, Any]
 NONE = "nothing (the probe stopped before)"
@@ -77,19 +79,19 @@ def probe(facts: Callable[[Facts], None]) -> Facts:
 
 
 @contextlib.contextmanager
-def only(filled: dict[str, Callable[..., Any]]) -> Iterator[None]:
-    """Run with just ``filled`` in place of the core's pieces (the others are the core's)."""
-    before, tensors = dict(holes.FILLED), holes.state["tensors"]
-    holes.FILLED.clear()
-    holes.FILLED.update(filled)
-    holes.state["tensors"] = any(name in filled for name in holes.TENSOR_HOLES)
-    try:
-        with events.silenced():  # the probes are no part of the lesson's narration
-            yield
-    finally:
-        holes.FILLED.clear()
-        holes.FILLED.update(before)
-        holes.state["tensors"] = tensors
+def only(names: tuple[str, ...] = ()) -> Iterator[None]:
+    """Run with just the student's pieces ``names`` in place of the core's (the others are the
+    core's; none: the core alone), and no narration: the probes are no part of a lesson."""
+    from ..tensors import Tensor
+    from ..tensors import pieces as tensor_pieces
+
+    student_value, student_tensor = Value.pieces, Tensor.pieces
+    value = dataclasses.replace(pieces.REFERENCE, **{
+        n: getattr(student_value, n) for n in names if n not in student_engine.TENSOR_PIECES})
+    tensor = dataclasses.replace(tensor_pieces.REFERENCE, **{
+        n: getattr(student_tensor, n) for n in names if hasattr(student_tensor, n)})
+    with pieces.using(Value, value), pieces.using(Tensor, tensor), events.silenced():
+        yield
 
 
 def first_difference(got: Facts, expected: Facts) -> str | None:
@@ -101,27 +103,28 @@ def first_difference(got: Facts, expected: Facts) -> str | None:
 
 
 def pieces_that_differ() -> list[str]:
-    """One line per hole the student filled whose probe differs from the reference's."""
-    if not holes.ON:
+    """One line per piece the student wrote whose probe differs from the reference's."""
+    engine = student_engine.chosen()
+    if engine is None:
         return []
-    if not holes.state["loaded"]:
-        holes.load(holes.FOLDER)
-    student = dict(holes.FILLED)
     found = []
-    for name in [n for n in holes.UNITS if n in holes.DONE]:
-        facts = tensor_facts if name in holes.TENSOR_HOLES else scalar_facts
-        with only({}):
+    for name in [n for n in student_engine.UNITS if n in engine.done]:
+        tensor = name in student_engine.TENSOR_PIECES
+        facts = tensor_facts if tensor else scalar_facts
+        with only():
             expected = probe(facts)
-        with only({name: student[name]}):
+        with only((name,)):
             got = probe(facts)
         difference = first_difference(got, expected)
         if difference is not None:
-            found.append(f"{name} ({holes.UNITS[name]}) differs from the reference: {difference}")
+            unit = student_engine.UNITS[name]
+            found.append(f"{name} ({unit}) differs from the reference: {difference}")
     return found
 
 
 def closing_line() -> str | None:
     """On a student's engine: ``"engine DIR: walk (U2) differs from the reference: …"`` naming
-    each filled hole whose probe differs; None when they all agree (or there is no engine)."""
+    each piece whose probe differs; None when they all agree (or there is no engine)."""
     differ = pieces_that_differ()
-    return f"engine {holes.FOLDER}: " + "; ".join(differ) if differ else None
+    engine = student_engine.chosen()
+    return f"engine {engine.folder}: " + "; ".join(differ) if differ and engine else None

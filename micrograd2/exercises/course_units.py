@@ -7,8 +7,8 @@ An engine exercise's module in the workspace (``u1_engine_record.py``, ``u2_engi
 ``engine_folder()`` names the folder the tests grade: ``engine/`` next to the sheet, which is the
 workspace's own (``micrograd2 exercise start`` writes it). Only where there is no ``engine/`` next
 to it does the function name another folder: the stub's raises (``engine/ is missing``), the
-model solution's (tests/teacher/solutions/, graded alone by tests/test_exercises.py) names the
-repository's reference holes, tests/course/solution_engine. So ``exercise check U1.3`` grades
+model solution's (teacher/solutions/, graded alone by tests/test_exercises.py) names the
+repository's reference holes, teacher/solution_engine. So ``exercise check U1.3`` grades
 WORKSPACE/engine and nothing else, and the student writes nothing in the sheet but the capstone's
 loop (U5.6).
 
@@ -19,7 +19,7 @@ takes under a second instead of PyTorch's import time, within the grader's time 
 grade is the same where PyTorch is not installed. ``micrograd2 lesson run N --engine engine``
 runs the same lesson against PyTorch live.
 
-The holes are read as ``autograd/holes.py`` reads them (each the function of that name in the
+The holes are read as ``course/engine.py`` reads them (each the function of that name in the
 first of the folder's modules, in name order, that defines it; one whose body is still the stub's
 ``raise NotImplementedError`` is unfilled), and micrograd2 runs on them as ``--engine`` does: a
 new process with ``MICROGRAD2_REFERENCE=1`` and ``MICROGRAD2_ENGINE`` set (``run_on_engine``).
@@ -34,7 +34,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable
 
-from ..autograd import holes
+from ..course import engine as holes
 from . import harness
 from .harness import Mistake, expect
 
@@ -156,7 +156,9 @@ def train_here(sheet: Path) -> dict[str, Any]:
     from ..course.diagnose import closing_line
 
     student = harness.load_module(sheet, sheet.stem)
-    report: dict[str, Any] = {"filled": sorted(holes.DONE), "error": None}
+    engine = holes.choose_from_environment()  # this process's entry point: the engine in place
+    filled = sorted(engine.done) if engine else []
+    report: dict[str, Any] = {"filled": filled, "error": None}
     try:
         report["step"] = one_step(student)
         X, y = mg.data.make_moons(30, noise=0.1, seed=3)
@@ -165,7 +167,6 @@ def train_here(sheet: Path) -> dict[str, Any]:
         report["accuracy"] = float(student.accuracy(model, X, y))
     except Exception as error:  # a student's engine or loop may fail in any way: the finding
         report["error"] = f"{type(error).__name__}: {error}".splitlines()[0]
-    report["filled"] = sorted(holes.DONE)
     report["engine"] = closing_line()  # each filled hole whose probe differs (course/diagnose.py)
     return report
 

@@ -6,10 +6,10 @@ by one line, ``raise NotImplementedError("Exercise U1.1: implement Class.method"
 (or the text written after ``BEGIN SOLUTION``).
 
 NOTE [The solutions are not installed]
-The model solutions live in the repository (``tests/teacher/solutions/``), not
+The model solutions live in the repository (``teacher/solutions/``), not
 in the package: a student's install holds the stubs only, ``sources/*.py``.
 They are generated from the solutions by
-``python -m micrograd2.exercises.stubs tests/teacher/solutions`` (``--check``
+``python -m micrograd2.exercises.stubs teacher/solutions`` (``--check``
 says whether they are up to date; tests/test_stubs.py runs it), so stub and
 solution never drift apart.
 """

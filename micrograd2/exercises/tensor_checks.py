@@ -14,7 +14,7 @@ sentence that names a likely mistake, and gradcheck with the student's holes run
 """
 from __future__ import annotations
 
-import contextlib
+import dataclasses
 import json
 import math
 import os
@@ -361,10 +361,9 @@ def finite_differences(f: Callable[..., Any], x: Any, eps: float = 1e-6) -> np.n
 def reference_jacobian(f: Callable[..., Any], x: Any) -> np.ndarray:
     """``mg.autograd.functional.jacobian(f, x)`` on the core's own pieces, even on a student's
     engine (``--engine``): the answer to compare with is the reference's."""
-    from ..autograd import holes as registry
     from ..course.diagnose import only
 
-    with only({}) if registry.ON else contextlib.nullcontext():
+    with only():
         return array(mg.autograd.functional.jacobian(f, x))
 
 
@@ -464,25 +463,18 @@ def shape_problem(hole: str, args: tuple[Any, ...], result: Any) -> str:
 
 def _in_place_main(holes_wanted: list[str], salt: int) -> dict[str, Any]:
     """In the new process: each hole alone in place, gradcheck on its op cases."""
-    from ..autograd import holes as registry
-    from ..course.diagnose import only
+    from ..autograd.pieces import using
+    from ..course import engine as course_engine
+    from ..tensors import pieces as tensor_pieces
 
-    registry.load(registry.FOLDER)
+    engine = course_engine.load(os.environ[course_engine.VARIABLE])
     calls: dict[str, int] = {}
     for hole in holes_wanted:
-        if hole not in registry.DONE:
+        if hole not in engine.done:
             return {"hole": hole, "failed": f"{hole} is not filled (still the stub)", "calls": {}}
-        student = registry.FILLED[hole]
-
-        def counted(*args: Any, _f: Callable[..., Any] = student, _h: str = hole) -> Any:
-            calls[_h] = calls.get(_h, 0) + 1
-            result = _f(*args)
-            problem = shape_problem(_h, args, result)
-            if problem:
-                raise Mistake(problem)
-            return result
-
-        with only({hole: counted}):
+        counted: dict[str, Any] = {hole: _counted(hole, engine.functions[hole], calls)}
+        alone = dataclasses.replace(tensor_pieces.REFERENCE, **counted)
+        with using(mg.Tensor, alone):
             for what, fn, inputs in op_cases(hole, salt):
                 try:
                     gradcheck(fn, inputs, what)
@@ -492,6 +484,22 @@ def _in_place_main(holes_wanted: list[str], salt: int) -> dict[str, Any]:
                         f"{what} raised {type(error).__name__}: {first}"
                     return {"hole": hole, "calls": calls, "failed": said}
     return {"hole": ", ".join(holes_wanted), "failed": "", "calls": calls}
+
+
+def _counted(hole: str, student: Callable[..., Any], calls: dict[str, int]) -> Callable[..., Any]:
+    """The student's ``hole`` as the Tensor engine's piece: each call counted, and a gradient of
+    the wrong shape refused at once (``shape_problem``)."""
+    def counted(*args: Any) -> Any:
+        if hole == "matmul_backward":
+            args = args[:3]  # the engine also passes the inputs' layouts, which the student's omits
+        calls[hole] = calls.get(hole, 0) + 1
+        result = student(*args)
+        problem = shape_problem(hole, args, result)
+        if problem:
+            raise Mistake(problem)
+        return result
+
+    return counted
 
 
 if __name__ == "__main__":

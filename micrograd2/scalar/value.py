@@ -10,12 +10,14 @@ The speed layer (``micrograd2/fast/``) replaces the hottest operators: see the e
 from __future__ import annotations
 
 import builtins
+import dataclasses
 import numbers
 from typing import Any, Iterable, Sequence
 
 from .. import dtypes, fast
 from ..autograd import Variable
 from ..autograd.node import Data, Gradient, Node, version_counter
+from ..autograd.pieces import REFERENCE
 from . import ops
 
 F64 = dtypes.FLOAT64
@@ -332,5 +334,6 @@ if fast.ENABLED:
 
     for _name, _method in _fast.scalar_methods(Value, ops).items():
         setattr(Value, _name, _method)
-    Value._unwatched_walk = staticmethod(_unwatched_walk)
+    Value.pieces = dataclasses.replace(REFERENCE, path="the speed layer (micrograd2/fast/)",
+                                       unwatched_walk=_unwatched_walk)
     dot = _fast.dot(ops.Dot, dot, Value)

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from .. import fast
-from ..autograd import Function, Variable, holes
+from ..autograd import Function, Variable
 from ..autograd.node import gradient_node
 from ..backends import array_types
 from ..backends.base import ArrayBackend
@@ -85,19 +85,9 @@ def sgn(x: Any) -> Any:
 # record nothing; under it they build the graph of the backward pass, so second derivatives come
 # for free.  A constant operand (a number, or an array given to an op) stays what it was.
 def sum_to(g: Any, target: tuple[int, ...] | None) -> Any:
-    """The gradient ``g`` summed down to ``target`` (the reverse of broadcasting); ``None`` for a
-    number input (it gets no gradient).  A student's ``sum_to`` may take its place
-    (``course_hole``)."""
-    if target is None:
-        return None
-    student = course_hole("sum_to", g)
-    return student(g, target) if student else g.sum_to_size(target)
-
-
-def course_hole(name: str, grad: Any) -> Callable[..., Any] | None:
-    """A student's piece ``name`` in place of this backward (``--engine``, docs/course.md), or
-    None: the code here runs (the registry is ``autograd/holes.py``)."""
-    return holes.fill(name, type(grad)) if holes.ON else None
+    """The gradient ``g`` summed down to ``target`` (the reverse of broadcasting) by the engine's
+    ``sum_to`` piece (tensors/pieces.py); ``None`` for a number input (it gets no gradient)."""
+    return None if target is None else g.pieces.sum_to(g, target)
 
 
 def zeros_like(t: Any) -> Any:

@@ -12,7 +12,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from ..autograd import Function
-from .compute import backend, broadcast_shape, course_hole, shape_of, shapes_differ, sum_to
+from .compute import backend, broadcast_shape, shape_of, shapes_differ, sum_to
 from .shapes import SqueezeDims, UnsafeView, Unsqueeze
 from .storage import cross_device
 from .strides import strides_of
@@ -39,12 +39,13 @@ def _matmul_as(be: Any, column_major: bool, left: Any, right: Any) -> Any:
     return be.matmul(left, right)
 
 
-def _product_grads(ctx: Any, grad: Any, a: Any, b: Any) -> tuple[Any, Any]:
-    """The gradients of ``a @ b`` for two matrices (``None`` for one that needs none, whose partner was not
-    saved): ∂/∂a = G bᵀ, ∂/∂b = aᵀ G, each in its input's layout (``Mm``'s ``column_major``)."""
-    a_layout, b_layout = ctx.layouts
-    grad_a = None if b is None else Mm.apply(grad, b.t(), column_major=a_layout)
-    grad_b = None if a is None else Mm.apply(a.t(), grad, column_major=b_layout)
+def matmul_backward(grad: Tensor, a: Tensor | None, b: Tensor | None,
+                    layouts: tuple[bool, bool] = (False, False)) -> tuple[Any, Any]:
+    """The gradients of ``a @ b`` for two matrices: ∂/∂a = G bᵀ, ∂/∂b = aᵀ G, each made in its
+    input's layout (``Mm``'s ``column_major``). ``None`` for one that needs none: its partner was
+    not saved. ``Mm``'s backward hands its gradient to the engine's pieces (tensors/pieces.py)."""
+    grad_a = None if b is None else Mm.apply(grad, b.t(), column_major=layouts[0])
+    grad_b = None if a is None else Mm.apply(a.t(), grad, column_major=layouts[1])
     return grad_a, grad_b
 
 
@@ -68,8 +69,7 @@ class Mm(Function):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        student = course_hole("matmul_backward", grad)
-        return student(grad, a, b) if student else _product_grads(ctx, grad, a, b)
+        return grad.pieces.matmul_backward(grad, a, b, ctx.layouts)
 
 
 class Addmm(Function):
@@ -99,7 +99,7 @@ class Addmm(Function):
         _, a, b = ctx.saved_tensors
         need_bias = ctx.needs_input_grad[0]
         grad_bias = sum_to(grad, ctx.bias_shape) if need_bias else None
-        return (grad_bias, *_product_grads(ctx, grad, a, b))
+        return (grad_bias, *matmul_backward(grad, a, b, ctx.layouts))
 
 
 class Mv(Function):

@@ -17,15 +17,29 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any, Iterator
+from typing import Any, ClassVar, Iterator
 
 from ..autograd import Variable, grad_mode
 from ..backends import array_types, get_backend
 from ..backends.base import ArrayBackend
-from . import arithmetic, casts, clamping, indexing, linalg, printing, reductions, shapes, strides, unary, views
+from . import (
+    arithmetic,
+    casts,
+    clamping,
+    indexing,
+    linalg,
+    pieces,
+    printing,
+    reductions,
+    shapes,
+    strides,
+    unary,
+    views,
+)
 from .arithmetic import Add, Div, Mul, Neg, Sub
 from .compute import broadcast_shape, method, normalize_dims
 from .losses import LogSoftmax
+from .pieces import TensorPieces
 from .storage import (
     FLOATS,
     INTEGERS,
@@ -52,6 +66,7 @@ class Tensor(Variable):
     _base: Any
     _view_steps: Any
     _views: Any
+    pieces: ClassVar[TensorPieces] = pieces.REFERENCE  # what the core and the ops call (pieces.py)
 
     def __init__(self, data: Any, requires_grad: bool = False, dtype: Any = "float32", device: Any = "cpu",
                  label: str | None = None) -> None:

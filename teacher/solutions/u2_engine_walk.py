@@ -35,5 +35,5 @@ def engine_folder() -> Path:
     # BEGIN SOLUTION: no engine/ next to this file (`micrograd2 exercise start --force DIR`)
     import micrograd2  # the model solution, graded alone, runs on the reference holes
 
-    return Path(micrograd2.__file__).resolve().parents[1] / "tests" / "course" / "solution_engine"
+    return Path(micrograd2.__file__).resolve().parents[1] / "teacher" / "solution_engine"
     # END SOLUTION

@@ -32,7 +32,7 @@ def engine_folder() -> Path:
         return folder
     # BEGIN SOLUTION: no engine/ next to this file (`micrograd2 exercise start --force DIR`)
     # the model solution, graded alone, runs on the reference holes
-    return Path(mg.__file__).resolve().parents[1] / "tests" / "course" / "solution_engine"
+    return Path(mg.__file__).resolve().parents[1] / "teacher" / "solution_engine"
     # END SOLUTION
 
 
