@@ -59,6 +59,26 @@ def test_lessons_1_to_4_pass_on_the_solution_engine(lesson: str) -> None:
     done = micrograd2("lesson", "run", lesson, "--no-trace", "--engine", str(SOLUTION))
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert "all pass" in done.stdout
+    first = done.stdout.splitlines()[0]  # a run says what it runs on, piece by piece
+    assert first.startswith(f"engine: your pieces in {SOLUTION.resolve()} (yours: record, "), first
+
+
+def test_a_piece_that_differs_fails_the_lessons_summary(tmp_path: Path) -> None:
+    """A breadth-first walk passes lesson 1's own checks; its summary must not say "all pass"."""
+    engine = wrong(tmp_path, "u2_walk.py", "def walk(", BFS_WALK)
+    done = micrograd2("lesson", "run", "1", "--no-trace", "--engine", str(engine))
+    assert done.returncode == 1
+    summary = [line for line in done.stdout.splitlines() if "checks:" in line]
+    assert summary and "1 fail" in summary[-1] and "all pass" not in done.stdout
+    assert "✗ each of your pieces, probed alone, agrees with the reference" in done.stdout
+
+
+def test_a_run_on_the_core_names_its_path() -> None:
+    done = micrograd2("lesson", "run", "1", "--no-trace")
+    assert done.returncode == 0 and done.stdout.splitlines()[0] == \
+        "engine: the speed layer (micrograd2/fast/)"
+    done = micrograd2("lesson", "run", "1", "--no-trace", "--reference")
+    assert done.stdout.splitlines()[0] == "engine: the reference core", done.stdout[:300]
 
 
 def test_an_accumulate_that_assigns_fails_and_is_named(tmp_path: Path) -> None:

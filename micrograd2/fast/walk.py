@@ -3,8 +3,8 @@ steps.
 
 ``micrograd2.autograd.engine.Walk`` is the algorithm as it reads; this is the same
 algorithm for a pass with no hooks, tracer, anomaly mode or ``autograd.grad``
-captures (``run_backward`` decides, and only then uses an engine's
-``_unwatched_walk``).  A graph with a custom Function's node in it (custom.py's
+captures (``run_backward`` decides, and only then uses the ``unwatched_walk``
+of an engine's record of pieces, ``autograd/pieces.py``).  A graph with a custom Function's node in it (custom.py's
 rules for outputs) goes to the reference walk, found while counting dependencies,
 before anything runs.  What it leaves out is only what nobody watches:
 
