@@ -350,6 +350,7 @@ def summary(name: str | None = None) -> Session:
     A failed check ends a script with exit status 1 (``SystemExit``) and raises
     ``LessonFailed`` in Jupyter; under ``micrograd2 lesson run`` the session is returned.
     """
+    _check_the_students_pieces()
     s = _session
     s.summarized = True
     line = summary_line(s.checks, s.torch_version, name)
@@ -365,6 +366,17 @@ def summary(name: str | None = None) -> Session:
             raise LessonFailed(message)
         raise SystemExit(message)
     return s
+
+
+def _check_the_students_pieces() -> None:
+    """On a student's engine (``--engine``): one more check, that each of the student's pieces,
+    probed alone, agrees with the reference; a piece that differs fails the summary."""
+    from micrograd2.course import diagnose, engine
+
+    if engine.chosen() is not None:
+        differ = diagnose.closing_line()
+        check("each of your pieces, probed alone, agrees with the reference",
+              differ or "no difference", "no difference")
 
 
 def summary_line(checks: list[Check], torch_version: str | None, name: str | None = None) -> str:

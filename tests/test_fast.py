@@ -21,6 +21,7 @@ import micrograd2 as mg
 from micrograd2 import fast
 from micrograd2.autograd.pieces import REFERENCE
 from micrograd2.scalar import Value, ops
+from micrograd2.scalar.value import SPEED
 
 UNARY = {"neg": ops.Neg, "exp": ops.Exp, "log": ops.Log, "tanh": ops.Tanh, "relu": ops.Relu,
          "sigmoid": ops.Sigmoid, "sqrt": ops.Sqrt, "abs": ops.Abs}
@@ -177,7 +178,7 @@ def test_the_fast_path_and_the_reference_path_give_one_result(prog: dict[str, An
 @pytest.mark.skipif(not fast.ENABLED, reason="the speed layer is off (MICROGRAD2_REFERENCE=1)")
 def test_the_scalar_engine_chose_the_speed_layer_at_import() -> None:
     assert Value.__mul__.__name__ == "fast_Mul" and Value.pieces.unwatched_walk is not None
-    assert mg.dot.__name__ == "fast_dot"
+    assert Value._dot.__name__ == "fast_dot" and mg.Value.pieces is SPEED
 
 
 def test_micrograd2_reference_1_turns_the_speed_layer_off() -> None:

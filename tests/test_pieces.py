@@ -6,7 +6,9 @@ every leaf accumulated, every pass counted and walked.
 from __future__ import annotations
 
 import dataclasses
+import os
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -77,3 +79,22 @@ def test_the_core_asks_no_student_code_anywhere() -> None:
                            "micrograd2/tensors", "--include=*.py"], cwd=ROOT,
                           capture_output=True, text=True)
     assert done.stdout == ""
+
+
+def test_teaching_runs_read_as_they_run_and_a_plain_import_keeps_the_speed_layer(
+        tmp_path: Path) -> None:
+    """NOTE [Teaching runs read as they run]: ``trace`` runs ``Value.__mul__`` from
+    scalar/value.py, where a breakpoint fires; ``import micrograd2`` takes the speed layer's."""
+    script = tmp_path / "which.py"
+    script.write_text("import micrograd2 as mg\n"
+                      "x = mg.Value(2.0, requires_grad=True)\n(x * x).backward()\n"
+                      "print(mg.Value.__mul__.__qualname__, mg.Value.__mul__.__module__)\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("MICROGRAD2_REFERENCE",
+                                                            "MICROGRAD2_ENGINE")}
+    traced = subprocess.run([sys.executable, "-m", "micrograd2", "trace", str(script)], env=env,
+                            cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert traced.stdout.splitlines()[0] == "engine: the reference core", traced.stdout
+    assert "Value.__mul__ micrograd2.scalar.value" in traced.stdout
+    plain = subprocess.run([sys.executable, str(script)], env=env, cwd=ROOT,
+                           capture_output=True, text=True, timeout=120)
+    assert plain.stdout.split()[0] == "fast_Mul", plain.stdout + plain.stderr

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Protocol
 
 from .engine import count_dependencies, reference_walk
@@ -41,6 +42,9 @@ class Accumulate(Protocol):
 CountDependencies = Callable[[Sequence[Node], "dict[Node, bool] | None"], "dict[Node, int]"]
 
 
+NO_OPERATORS: Mapping[str, Callable[..., object]] = MappingProxyType({})
+
+
 @dataclasses.dataclass(frozen=True)
 class Pieces:
     """The pieces the core calls for one engine's graphs.
@@ -51,6 +55,8 @@ class Pieces:
     * ``count_dependencies(roots, keep)``: for each node a pass reaches, the edges into it.
     * ``walk(engine, starts, retain_graph, captures, pass_no)``: one backward pass.
     * ``unwatched_walk``: the speed layer's walk for a pass that nothing watches, or None.
+    * ``operators``: methods of the engine's class that this record replaces, by name (the
+      speed layer's hot operators; ``choose`` sets them, NOTE [Where a record replaces a method]).
     * ``path``: how a run names this record in its opening line.
     * ``student``: the pieces that are a student's, by name (none for the core's).
     """
@@ -61,6 +67,8 @@ class Pieces:
     count_dependencies: CountDependencies
     walk: Walker
     unwatched_walk: Walker | None = None
+    operators: Mapping[str, Callable[..., object]] = dataclasses.field(
+        default_factory=lambda: NO_OPERATORS)
     student: tuple[str, ...] = ()
 
 
@@ -79,8 +87,22 @@ def accumulate(variable: Variable, grad: Gradient) -> Gradient:
 REFERENCE = Pieces("the reference core", record, accumulate, count_dependencies,
                    reference_walk)
 
+# NOTE [Where a record replaces a method]
+# A record may replace methods of its engine's class (the speed layer's ``Value.__mul__``…): this
+# is the one place where that happens. Choosing a record puts back the class's own methods that the
+# record before had replaced, then sets the new record's. So on the reference record every method
+# is the one the class's file defines, and a breakpoint there fires.
+_OWN: dict[tuple[type, str], object] = {}  # a class's own method, kept while a record replaces it
+
+
 def choose(engine: type[Variable], pieces: Pieces) -> None:
-    """Run ``engine``'s graphs on ``pieces`` from now on (an entry point's one choice)."""
+    """Run ``engine``'s graphs on ``pieces`` from now on (an entry point's one choice), with its
+    operators in place of the class's own methods (NOTE [Where a record replaces a method])."""
+    for name in engine.pieces.operators:
+        setattr(engine, name, _OWN.pop((engine, name)))
+    for name, operator in pieces.operators.items():
+        _OWN[(engine, name)] = engine.__dict__[name]
+        setattr(engine, name, operator)
     engine.pieces = pieces
 
 
@@ -88,8 +110,8 @@ def choose(engine: type[Variable], pieces: Pieces) -> None:
 def using(engine: type[Variable], pieces: Pieces) -> Iterator[Pieces]:
     """Run ``engine``'s graphs on ``pieces`` inside the block, then on the record before."""
     before = engine.pieces
-    engine.pieces = pieces
+    choose(engine, pieces)
     try:
         yield pieces
     finally:
-        engine.pieces = before
+        choose(engine, before)

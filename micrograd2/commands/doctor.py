@@ -57,17 +57,20 @@ def _cuda() -> tuple[bool, str]:
 
 
 def engine_path() -> str:
-    """``"fast"`` or ``"reference"``: which implementation of the engine this process runs
-    (``micrograd2.fast.ENABLED``, fixed at import by ``MICROGRAD2_REFERENCE``)."""
+    """``"fast"`` or ``"reference"``: the record of pieces the scalar engine runs on in this
+    process (``Value.pieces``: the speed layer's, unless ``MICROGRAD2_REFERENCE=1``)."""
     if importlib.util.find_spec("micrograd2.fast") is None:
         return "reference"
-    fast = importlib.import_module("micrograd2.fast")
-    return "fast" if getattr(fast, "ENABLED", False) else "reference"
+    from ..scalar import Value
+
+    return "fast" if Value.pieces.unwatched_walk is not None else "reference"
 
 
 def _engine() -> tuple[bool, str]:
     if engine_path() == "fast":
-        return True, "fast path on (MICROGRAD2_REFERENCE=1 switches to the reference path, same results)"
+        return True, ("fast path on: the speed layer, for `train` and your own scripts; lessons, "
+                      "trace and exercise check run on the reference core (NOTE [Teaching runs "
+                      "read as they run]); MICROGRAD2_REFERENCE=1 makes it the reference everywhere")
     if importlib.util.find_spec("micrograd2.fast") is None:
         return True, "reference path (this build has no fast path)"
     return True, "reference path on (MICROGRAD2_REFERENCE is set; unset it for the fast path)"

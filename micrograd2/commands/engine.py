@@ -81,7 +81,19 @@ def opening_line() -> str:
 
 
 def say_engine(as_json: bool = False) -> None:
-    """Open a run with ``opening_line`` (a JSON record of kind ``engine`` under ``--json``)."""
+    """Open a teaching run (a lesson, ``trace``, ``exercise check``) on the reference path, and
+    say so with ``opening_line`` (a JSON record of kind ``engine`` under ``--json``).
+
+    NOTE [Teaching runs read as they run]: a student steps through what they read, so these
+    commands run on the core's reference record: a breakpoint in ``Value.__mul__`` or
+    ``Walk.run`` fires. A student's engine, when chosen, stays. ``train`` and a plain
+    ``import micrograd2`` keep the speed layer."""
+    from ..autograd import pieces
+    from ..course import engine
+    from ..scalar import Value
+
+    if engine.chosen() is None:
+        pieces.choose(Value, pieces.REFERENCE)
     line = opening_line()
     click.echo(json.dumps({"kind": "engine", "text": line}) if as_json else line)
 

@@ -22,7 +22,7 @@ import click
 
 from ..tracing.narrate import VERBOSITIES, use_color
 from .diagram import graph_option, html_option, refused_page, too_long
-from .engine import closing_line, engine_option
+from .engine import closing_line, engine_option, say_engine
 from .lesson_cells import Header, Printer, header, run_script
 from .reference import reference_option
 from .trace import warnings_in_one_line
@@ -179,6 +179,7 @@ def run(which: int | str | Path, verbosity: str, no_trace: bool, as_json: bool, 
     """
     targets: list[int | Path] = list(lesson_names()) if which == "all" else [which]  # type: ignore[list-item]
     color = use_color(False if no_color else None, sys.stdout)
+    say_engine(as_json)
     done: list[Ran] = []
     try:
         for target in targets:
@@ -240,7 +241,7 @@ def _run_cells(path: Path, text: str, about: Header, name: str, options: Options
         first = session.failures[0]
         ran.problem = (f"{name}: {len(session.failures)} of {len(session.checks)} checks fail "
                        f"(first: {first.label}: got {first.got}, expected {first.expected})")
-    engine = closing_line()  # on a student's engine: the holes that differ from the reference
+    engine = closing_line()  # on a student's engine: the pieces that differ from the reference
     if engine:
         before = f"{ran.problem};" if ran.problem else f"{name}: checks pass, but"
         ran.problem = f"{before} {engine}"

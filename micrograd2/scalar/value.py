@@ -12,12 +12,14 @@ from __future__ import annotations
 import builtins
 import dataclasses
 import numbers
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, ClassVar, Iterable, Sequence
 
 from .. import dtypes, fast
-from ..autograd import Variable
+from ..autograd import Variable, pieces
 from ..autograd.node import Data, Gradient, Node, version_counter
 from ..autograd.pieces import REFERENCE
+from ..fast import scalar as fast_scalar
+from ..fast.walk import walk as fast_walk
 from . import ops
 
 F64 = dtypes.FLOAT64
@@ -42,6 +44,7 @@ class Value(Variable):
     """One scalar: ``Value(data, requires_grad=False, label=None, dtype="float64")``."""
 
     __slots__ = ()
+    _dot: ClassVar[Callable[..., Value]]  # ``dot``'s body: see ``dot`` below
 
     def __init__(self, data: object, requires_grad: bool = False, label: str | None = None,
                  dtype: str = F64) -> None:
@@ -312,7 +315,15 @@ def sum(values: Iterable[object]) -> Value:  # noqa: A001 - mirrors tensor.sum()
 
 
 def dot(ws: Sequence[Any], xs: Sequence[Any], bias: Any = None) -> Value:
-    """Σ wᵢ·xᵢ (+ bias) as **one** node (``DotBackward0``): the scalar engine's matrix product."""
+    """Σ wᵢ·xᵢ (+ bias) as **one** node (``DotBackward0``): the scalar engine's matrix product.
+
+    It is ``Value._dot``, which the speed layer's record replaces (NOTE [Where a record replaces
+    a method], autograd/pieces.py)."""
+    return Value._dot(ws, xs, bias)
+
+
+def _dot(ws: Sequence[Any], xs: Sequence[Any], bias: Any = None) -> Value:
+    """``dot``'s reference path: the inputs checked, then one ``Dot`` op."""
     ws, xs = tuple(ws), tuple(xs)
     if len(ws) != len(xs):
         raise ValueError("dot() needs two sequences of the same length, "
@@ -324,16 +335,18 @@ def dot(ws: Sequence[Any], xs: Sequence[Any], bias: Any = None) -> Value:
     return ops.Dot.apply(*inputs)
 
 
-# -- the speed layer (micrograd2/fast/), chosen once, here ----------------------------------------
-# The methods above are the reference path. Unless MICROGRAD2_REFERENCE=1, the engine takes the
-# speed layer's versions of its hottest operators instead (they build exactly the same nodes). It
-# also takes the speed layer's walk for backward passes that nothing watches.
-if fast.ENABLED:
-    from ..fast import scalar as _fast
-    from ..fast.walk import walk as _unwatched_walk
+Value._dot = staticmethod(_dot)  # type: ignore[assignment]
 
-    for _name, _method in _fast.scalar_methods(Value, ops).items():
-        setattr(Value, _name, _method)
-    Value.pieces = dataclasses.replace(REFERENCE, path="the speed layer (micrograd2/fast/)",
-                                       unwatched_walk=_unwatched_walk)
-    dot = _fast.dot(ops.Dot, dot, Value)
+
+# -- the speed layer (micrograd2/fast/): a record of pieces of its own ---------------------------
+# The methods above are the reference path. The speed layer's record replaces the hottest of them
+# with versions that build exactly the same nodes in fewer steps, and walks a backward pass that
+# nothing watches in fewer steps too. ``import micrograd2`` chooses it, unless
+# MICROGRAD2_REFERENCE=1; the teaching commands (lessons, trace, exercise check) choose the
+# reference record instead (autograd/pieces.py).
+SPEED = dataclasses.replace(
+    REFERENCE, path="the speed layer (micrograd2/fast/)", unwatched_walk=fast_walk,
+    operators={**fast_scalar.scalar_methods(Value, ops),
+               "_dot": staticmethod(fast_scalar.dot(ops.Dot, _dot, Value))})
+if fast.ENABLED:
+    pieces.choose(Value, SPEED)
