@@ -1,6 +1,10 @@
 """The scalar engine against pip's micrograd 0.1.0 and torch 0-d tensors.
 
-Run:  python benchmarks/bench_scalar.py [--quick]
+Run:  python benchmarks/bench_scalar.py [--quick] [--baseline DIR]
+
+``--baseline DIR``: DIR is a checkout (a git worktree) of an earlier commit; its micrograd2 is loaded
+beside this one, under another name, and timed in the same rounds: each row then gives this commit's
+speed over the baseline's (issue 33's floors: the chain >= 0.9x, the step >= 0.95x).
 
 Rows for both engine paths: the speed layer's (the default) and the reference path's (the same
 measurements again in a child process with ``MICROGRAD2_REFERENCE=1``; ``--this-path-only`` skips it).
@@ -20,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import importlib.util
 import math
 import os
 import random
@@ -28,6 +33,7 @@ import subprocess
 import sys
 import time
 import tracemalloc
+from pathlib import Path
 from typing import Any, Callable
 
 import micrograd2 as mg
@@ -37,6 +43,8 @@ try:
     import micrograd.nn
 except ImportError:  # pip install micrograd==0.1.0 (the `bench` extra)
     micrograd = None
+
+BASELINE: Any = None  # --baseline DIR: that checkout's micrograd2 (load_baseline)
 
 
 def two_moons(n: int, seed: int = 0) -> tuple[list[list[float]], list[float]]:
@@ -55,13 +63,14 @@ def two_moons(n: int, seed: int = 0) -> tuple[list[list[float]], list[float]]:
 
 
 # -- (a) a training step -------------------------------------------------------------------------
-def micrograd2_step(model: Any, xs: list[list[float]], ys: list[float], lr: float = 0.05) -> Callable[[], None]:
-    opt = mg.optim.SGD(model.parameters(), lr=lr)
-    inputs = [[mg.Value(v) for v in row] for row in xs]
+def micrograd2_step(model: Any, xs: list[list[float]], ys: list[float], lr: float = 0.05,
+                    lib: Any = mg) -> Callable[[], None]:
+    opt = lib.optim.SGD(model.parameters(), lr=lr)
+    inputs = [[lib.Value(v) for v in row] for row in xs]
 
     def step() -> None:
         scores = [model(x) for x in inputs]
-        loss = mg.sum((1 - y * s).relu() for s, y in zip(scores, ys)) * (1.0 / len(ys))
+        loss = lib.sum((1 - y * s).relu() for s, y in zip(scores, ys)) * (1.0 / len(ys))
         opt.zero_grad()
         loss.backward()
         opt.step()
@@ -161,14 +170,34 @@ def bytes_per_node(make: Callable[[float], Any], relu: Callable[[Any], Any] | No
     return used / n, peak / n
 
 
+def load_baseline(folder: str) -> Any:
+    """The micrograd2 of the checkout ``folder``, imported as ``micrograd2_baseline`` (its modules import
+    each other relatively, so none of them is this checkout's)."""
+    root = Path(folder).resolve() / "micrograd2"
+    if not (root / "__init__.py").is_file():
+        raise SystemExit(f"--baseline {folder}: no micrograd2/ there (give a worktree of an earlier commit)")
+    spec = importlib.util.spec_from_file_location("micrograd2_baseline", root / "__init__.py",
+                                                  submodule_search_locations=[str(root)])
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
 def main() -> None:
+    global BASELINE
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats and a shorter memory chain")
     parser.add_argument("--this-path-only", action="store_true", help="no rows for the other engine path")
+    parser.add_argument("--baseline", metavar="DIR", help="a checkout of an earlier commit, timed alongside")
     args = parser.parse_args()
+    if args.baseline:
+        BASELINE = load_baseline(args.baseline)
     rows = measure(args.quick)
     if not args.this_path_only and mg.fast.ENABLED:  # the reference path's rows, from a child process
-        child = subprocess.run([sys.executable, __file__, "--this-path-only"] + ["--quick"] * args.quick,
+        extra = ["--quick"] * args.quick + (["--baseline", args.baseline] if args.baseline else [])
+        child = subprocess.run([sys.executable, __file__, "--this-path-only", *extra],
                                env={**os.environ, "MICROGRAD2_REFERENCE": "1"}, capture_output=True, text=True,
                                check=True)
         rows += [tuple(line.split("\t")) for line in child.stdout.splitlines() if line.count("\t") == 2]
@@ -200,6 +229,8 @@ def step_rows(path: str, repeats: int) -> list[tuple[str, ...]]:
     step is collection; micrograd2's is not."""
     xs, ys = two_moons(100)
     steps = {"micrograd2": micrograd2_step(mg.nn.MLP(2, [16, 16, 1], seed=1), xs, ys)}
+    if BASELINE is not None:
+        steps["baseline"] = micrograd2_step(BASELINE.nn.MLP(2, [16, 16, 1], seed=1), xs, ys, lib=BASELINE)
     if micrograd is not None:
         random.seed(1)
         steps["micrograd"] = micrograd_step(micrograd.nn.MLP(2, [16, 16, 1]), xs, ys)
@@ -210,6 +241,9 @@ def step_rows(path: str, repeats: int) -> list[tuple[str, ...]]:
         versus = (f"micrograd {statistics.median(t['micrograd']) / ours:.2f}x slower "
                   f"({paired_ratios(t['micrograd'], t['micrograd2'])})" if "micrograd" in t else "micrograd missing")
         target = "" if label else ", floor >= 3.5x" if path == "fast" else ", floor >= 2x"  # issue 23
+        if "baseline" in t:
+            versus += (f"; the baseline {statistics.median(t['baseline']) / ours:.2f}x slower "
+                       f"({paired_ratios(t['baseline'], t['micrograd2'])}{', floor >= 0.95x' * (not label)})")
         rows.append((f"[{path}] training step MLP(2,[16,16,1]), 100 points{label}", f"{ours * 1e3:.1f} ms",
                      versus + target))
     return rows
@@ -228,6 +262,8 @@ def measure(quick: bool) -> list[tuple[str, ...]]:
     runners = {"micrograd2": chain_runner(lambda v: mg.Value(v, requires_grad=True), lambda h: h.relu(), n)}
     if micrograd is not None:
         runners["micrograd"] = chain_runner(micrograd.engine.Value, lambda h: h.relu(), n)
+    if BASELINE is not None:
+        runners["baseline"] = chain_runner(lambda v: BASELINE.Value(v, requires_grad=True), lambda h: h.relu(), n)
     mem_n = 100_000 if quick else 1_000_000
     memory = {}
     for chain_name, relu in (("mul/add", None), ("mul/add/relu", lambda h: h.relu())):
@@ -247,13 +283,14 @@ def measure(quick: bool) -> list[tuple[str, ...]]:
     ours = c["micrograd2"]
     rows.append((f"[{path}] chain of {n:,} ops, forward", f"{ours[0] / n * 1e6:.2f} us/op", ""))
     rows.append((f"[{path}] chain of {n:,} ops, backward", f"{ours[1] / n * 1e6:.2f} us/op", ""))
-    for other in ("micrograd", "torch"):
+    for other in ("micrograd", "torch", "baseline"):
         if other in c:
             f, b = c[other]
             rows.append((f"[{path}]   vs {other} (fwd+bwd)", f"{(f + b) / n * 1e6:.2f} us/op",
                          f"{(f + b) / sum(ours):.2f}x slower than micrograd2 "
                          f"({paired_ratios(*([f + b for f, b in rounds[k]] for k in (other, 'micrograd2')))})"
-                         + (", floor >= 1.8x" if other == "torch" and path == "fast" else "")))
+                         + (", floor >= 1.8x" if other == "torch" and path == "fast" else "")
+                         + (", floor >= 0.9x" if other == "baseline" else "")))
     for chain_name, ((ours_b, ours_peak), (theirs_b, theirs_peak)) in memory.items():
         rows.append((f"[{path}] bytes per node, {mem_n:,}-node {chain_name} chain", f"{ours_b:.0f} B",
                      f"micrograd {theirs_b:.0f} B ({theirs_b / ours_b:.1f}x), ceiling 350 B"))

@@ -118,7 +118,7 @@ def outputs(ctx: Any, raw: Data, inputs: tuple[Any, ...], args: tuple[object, ..
 
     ``raw`` is one result, or a tuple of them; so is what this returns. ``ctx`` is the op's
     ``BackwardNode``. A recorded node keeps what ``_record`` says of its first output."""
-    custom = ctx._custom
+    custom = ctx._per_output
     several = type(raw) is tuple
     raws = raw if several else (raw,)
     marked = ctx._non_differentiable

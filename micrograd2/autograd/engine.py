@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from . import anomaly, capture, custom, events, grad_mode, hooks, messages
 from .hooks import HOOKS, REGISTERED
-from .node import FREED, AccumulateGrad, Engine, Gradient, Node, Walker, gradient_node
+from .node import FREED_VALUES, AccumulateGrad, Engine, Gradient, Node, Walker, gradient_node
 
 if TYPE_CHECKING:
     from .variable import Variable
@@ -155,7 +155,7 @@ class Walk:
             if grad is not None and node.variable is not None:
                 accumulate_into(node.variable, grad, node)
             grads: tuple[Gradient, ...] = ()
-        elif node._custom:  # one gradient per output, zeros where none arrived (custom.py)
+        elif node._per_output:  # one gradient per output, zeros where none arrived (custom.py)
             grads = checked(node, node(*custom.grad_outputs(node, grad)))
         elif grad is None:  # no gradient reached this node: its inputs get none either
             grads = (None,) * len(node._next_nodes)
@@ -169,7 +169,7 @@ class Walk:
         if not self.retain_graph and node._saved:
             if events.listening:
                 events.emit("free", node=node, saved=node.saved)
-            node._saved = FREED
+            node._saved = FREED_VALUES
         return grads
 
     def reaches(self, node: Node) -> bool:
@@ -192,7 +192,7 @@ def checked(node: Any, grads: Gradient | tuple[Gradient, ...]) -> tuple[Gradient
     """What ``node``'s backward returned, as a tuple of one gradient per input (or an error)."""
     if type(grads) is not tuple:  # one input: a bare gradient is allowed
         grads = (grads,)
-    if node._custom:  # trailing Nones dropped, none for a number input (custom.py)
+    if node._user_function:  # trailing Nones dropped, none for a number input (custom.py)
         grads = custom.checked(node, grads)
     if len(grads) != len(node._next_nodes):
         raise RuntimeError(messages.wrong_count(node, len(grads)))

@@ -26,6 +26,7 @@ from typing import Any, Callable, Sequence
 from . import anomaly, custom, events, grad_mode, messages
 from .node import (
     FREED,
+    NOTHING_SAVED,
     OUTPUT,
     ZEROS,
     Data,
@@ -33,6 +34,7 @@ from .node import (
     Gradient,
     Node,
     SavedEntry,
+    SavedValues,
     Several,
     gradient_node,
     new_sequence_nr,
@@ -71,7 +73,7 @@ class BackwardNode(custom.CustomContext, Node):
         self._next_nrs = ZEROS[len(nodes)]  # every edge to output 0, unless to a node of several:
         if several:
             self._next_nrs = tuple([0 if x is None else x.output_nr for x in needing])
-        self._saved = ()
+        self._saved = NOTHING_SAVED
 
     def _record(self, out: Variable, inputs: tuple[Any, ...], args: tuple[object, ...],
                 raw: object, dtype: str, several: Several | None = None) -> None:
@@ -96,7 +98,7 @@ class BackwardNode(custom.CustomContext, Node):
     # -- the ctx interface ------------------------------------------------------------------------
     def save_for_backward(self, *items: object) -> None:
         """Keep ``items`` (inputs, the output, or any other object) for backward."""
-        self._saved = items
+        self._saved = SavedValues(items)
 
     @property
     def needs_input_grad(self) -> tuple[bool, ...]:
@@ -109,7 +111,7 @@ class BackwardNode(custom.CustomContext, Node):
 
         Raises ``RuntimeError`` if backward freed it, or if a saved Variable was changed in
         place since."""
-        if self._saved is FREED:
+        if self._saved.freed:
             raise RuntimeError(messages.SECOND_BACKWARD)
         recording = grad_mode.state.grad_enabled
         return tuple([unpack(self, item, recording) for item in self._saved])
@@ -125,7 +127,7 @@ class BackwardNode(custom.CustomContext, Node):
         """What this node saved: one ``SavedEntry(name, role, variable, data)`` per item.
 
         Each is named by the Function's names (PyTorch's: ``self``, ``other``, ``result``…)."""
-        if self._saved is FREED:
+        if self._saved.freed:
             return FREED
         names = self.saved_names
         return tuple(SavedEntry(names[j] if j < len(names) else f"saved_tensors[{j}]", *entry)
@@ -142,7 +144,7 @@ class BackwardNode(custom.CustomContext, Node):
 
         There is one, unless the op made several differentiable outputs (a custom Function's,
         ``unbind``'s)."""
-        return self._outputs if self._custom else (self._output,)
+        return self._outputs if self._per_output else (self._output,)
 
     @property
     def inputs(self) -> tuple[Data | None, ...]:
@@ -150,7 +152,7 @@ class BackwardNode(custom.CustomContext, Node):
 
         An input without an edge is what a built-in op saved at its own position (``x * 3``
         keeps 3), else ``None``."""
-        saved = self._saved if self._saved is not FREED and not self._custom else ()
+        saved = () if self._per_output else self._saved
         kept = list(peek(self, saved))
         return tuple(node.output if node is not None
                      else kept[k][2] if k < len(kept) and kept[k][0] is not OUTPUT else None
@@ -159,8 +161,8 @@ class BackwardNode(custom.CustomContext, Node):
 
 def _saved_property(j: int) -> property:
     """PyTorch's ``node._saved_<name>``: the j-th saved item, read as the tracer reads it."""
-    return property(lambda node: list(peek(node, node._saved))[j][2] if node._saved != FREED
-                    else FREED)
+    return property(lambda node: FREED if node._saved.freed
+                    else list(peek(node, node._saved))[j][2])
 
 
 class Function:
@@ -192,8 +194,10 @@ class Function:
         body: dict[str, object] = {"_fn": cls, "__module__": cls.__module__,
                                 "saved_names": cls.saved_names}
         body.update({f"_saved_{n}": _saved_property(j) for j, n in enumerate(cls.saved_names)})
-        if not builtin or cls.differentiable_outputs:  # custom.py's rules for outputs
-            body["_custom"] = True
+        if not builtin:  # a custom Function: custom.py's rules for its ctx and its gradients
+            body["_user_function"] = True
+        if not builtin or cls.differentiable_outputs:  # one gradient per output (custom.py)
+            body["_per_output"] = True
         else:
             body["__slots__"] = cls.ctx_slots
         cls._node_class = type(name, (BackwardNode,), body)
@@ -231,10 +235,10 @@ class Function:
         ctx = cls._node_class(tuple([x if record and isinstance(x, Variable) and x._requires_grad
                                      else None for x in inputs]))
         args = tuple([x.data if isinstance(x, Variable) else x for x in inputs])
-        rules = ctx._custom  # a custom Function: its forward runs under no_grad (custom.py)
-        raw = (custom.run_forward(cls, ctx, args, attributes) if rules
+        user = ctx._user_function  # a custom Function: its forward runs under no_grad (custom.py)
+        raw = (custom.run_forward(cls, ctx, args, attributes) if user
                else cls.forward(ctx, *args, **attributes))
-        if rules or type(raw) is tuple:  # a custom Function, or several outputs (custom.py)
+        if ctx._per_output or type(raw) is tuple:  # one gradient per output (custom.py)
             out = custom.outputs(ctx, raw, inputs, args, variables[0], dtype, record)
         else:
             out = variables[0]._wrap(raw, dtype, None)  # the first's kind

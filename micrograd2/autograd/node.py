@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from .pieces import Pieces
     from .variable import Variable
 
-FREED: Final = "<freed>"  # what a node's saved values become after a backward, unless retained
+FREED: Final = "<freed>"  # how a display shows a node's saved values once backward freed them
 Freed = Literal["<freed>"]  # the type of FREED
 INPUT, OUTPUT, OTHER = "input", "output", "other"  # what a saved item is
 
@@ -94,12 +94,13 @@ class Node:
     """A ``grad_fn``: one recorded op. Its edges, creation number, saved values and dtype."""
 
     __slots__ = ("_next_nodes", "_next_nrs", "_sequence_nr", "_saved", "_dtype", "__weakref__")
-    _custom = False  # custom.py's rules for outputs apply to this node (a custom Function's)
+    _user_function = False  # a custom Function's node: custom.py's rules for its ctx and grads
+    _per_output = False  # its backward takes one gradient per output (custom.py's outputs)
     _several = False  # it made several differentiable outputs
     _next_nodes: tuple[Node | None, ...]
     _next_nrs: tuple[int, ...]
     _sequence_nr: int
-    _saved: Any  # a tuple of saved items, or FREED
+    _saved: SavedValues  # what it keeps for backward (NOTE [Saved values])
     _dtype: str
 
     def name(self) -> str:
@@ -179,7 +180,7 @@ class AccumulateGrad(Node):
     def __init__(self, variable: Variable) -> None:
         self._next_nodes, self._next_nrs = (), ZEROS[0]
         self._sequence_nr = new_sequence_nr()
-        self._saved = ()
+        self._saved = NOTHING_SAVED
         self._dtype = variable.dtype
         self._variable = weakref.ref(variable)  # the leaf holds its node: a strong one is a cycle
         self._label: str | None = variable.label
@@ -241,6 +242,23 @@ def gradient_edge(variable: Variable) -> Edge:
 #   * anything else (a number, None) -> itself.
 # ``unpack`` refuses a Variable changed in place since it was saved. An op saves only what its
 # gradients need (``ctx.needs_input_grad``).
+class SavedValues(tuple):  # type: ignore[type-arg]
+    """What a node keeps for backward: its saved items in order, and whether backward has freed
+    them (``FREED_VALUES``, which holds none)."""
+
+    __slots__ = ()
+    freed = False
+
+
+class _FreedValues(SavedValues):
+    __slots__ = ()
+    freed = True
+
+
+NOTHING_SAVED = SavedValues()  # a node that saved nothing
+FREED_VALUES: Final[SavedValues] = _FreedValues()  # what saved values become after a backward
+
+
 class VersionCounter:
     """How many in-place ops have changed a Variable's data (shared with views and detaches)."""
 
@@ -300,7 +318,7 @@ Several = tuple[tuple[object, ...], list[Any]]  # what forward returned, the Var
 
 
 def save(items: tuple[object, ...], inputs: tuple[Any, ...], args: tuple[object, ...],
-         result: object, output: Variable, several: Several | None = None) -> tuple[object, ...]:
+         result: object, output: Variable, several: Several | None = None) -> SavedValues:
     """What a node keeps of ``items``, the data forward saved (NOTE [Saved values]).
 
     ``args[k]`` is what forward received for ``inputs[k]``. ``result`` is what it returned,
@@ -320,7 +338,7 @@ def save(items: tuple[object, ...], inputs: tuple[Any, ...], args: tuple[object,
         at = j if j < len(args) and args[j] is item else _position(args, item)
         if at >= 0 and inputs[at] is not item:  # an input Variable's data (a number is itself)
             saved[j] = SavedInput(inputs[at])
-    return tuple(saved)
+    return SavedValues(saved)
 
 
 def _another_output(several: Several, item: object) -> SavedOutput | None:

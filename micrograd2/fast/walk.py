@@ -29,7 +29,6 @@ import heapq
 from typing import Any, Callable
 
 from ..autograd.engine import (
-    FREED,
     AccumulateGrad,
     Engine,
     Gradient,
@@ -39,6 +38,7 @@ from ..autograd.engine import (
     checked,
     reference_walk,
 )
+from ..autograd.node import FREED_VALUES
 from ..dtypes import FLOAT64
 
 Round = Callable[[Gradient, str], Gradient]  # the engine's _round_gradient
@@ -53,7 +53,7 @@ def dependencies(roots: list[Node]) -> dict[Node, int] | None:
     get = deps.get
     while stack:
         node = stack.pop()
-        if node._custom:
+        if node._per_output:
             return None
         for nxt in node._next_nodes:
             if nxt is not None:
@@ -135,7 +135,7 @@ def run(engine: type[Engine], entries: dict[Node, Any], starts: list[Start],
             if len(grads) != len(edges):
                 checked(node, grads)  # raises the core's error
         if not retain_graph and node._saved:
-            node._saved = FREED
+            node._saved = FREED_VALUES
         only = only_grad = None  # the one node made ready by this visit, while the heap is empty
         for nxt, g in zip(edges, grads):
             if nxt is None:
