@@ -12,10 +12,10 @@ from __future__ import annotations
 import re
 import shutil
 import sys
-import time
+import xml.etree.ElementTree as ET
 
 import pytest
-from conftest import second_output_graph
+from conftest import HOSTILE_LABELS, hostile_trace, second_output_graph
 
 import micrograd2 as mg
 from micrograd2.viz.dot import CONSTANT, GRAD_FN, LEAF, OUTPUT, SAVED, VALUE
@@ -64,6 +64,11 @@ def graph_part(nodes: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
     return {k: v for k, v in nodes.items() if not k.startswith("legend ")}
 
 
+def by_label(nodes: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
+    """The boxes by the first line of their labels (their names are ids of the graph)."""
+    return {v["label"].split("\\n")[0]: v for v in nodes.values() if "label" in v}
+
+
 def graph_edges(edges: list[tuple[str, str, dict[str, str]]]) -> list[tuple[str, str, dict[str, str]]]:
     """The edges of the graph itself (the legend's invisible ones left out)."""
     return [e for e in edges if not e[0].startswith("legend ")]
@@ -79,19 +84,19 @@ def test_autograd_view_of_block1() -> None:
         "MulBackward0#1": {"label": "MulBackward0\\nx[0]·w[0]", "fillcolor": GRAD_FN},  # the node, the value it made
         "MulBackward0#2": {"label": "MulBackward0\\nx[1]·w[1]", "fillcolor": GRAD_FN},
         **{f"AccumulateGrad#{i}": {"label": "AccumulateGrad", "fillcolor": GRAD_FN} for i in range(1, 5)},
-        "x[0]": {"label": "x[0]\\ndata 2.0\\ngrad None", "fillcolor": LEAF},
-        "w[0]": {"label": "w[0]\\ndata 4.0\\ngrad None", "fillcolor": LEAF},
-        "x[1]": {"label": "x[1]\\ndata 3.0\\ngrad None", "fillcolor": LEAF},
-        "w[1]": {"label": "w[1]\\ndata 5.0\\ngrad None", "fillcolor": LEAF},
-        "z": {"label": "z\\ndata 23.0\\ngrad —", "fillcolor": OUTPUT},
-    }
+        "AccumulateGrad#1 leaf": {"label": "x[0]\\ndata 2.0\\ngrad None", "fillcolor": LEAF},
+        "AccumulateGrad#2 leaf": {"label": "w[0]\\ndata 4.0\\ngrad None", "fillcolor": LEAF},
+        "AccumulateGrad#3 leaf": {"label": "x[1]\\ndata 3.0\\ngrad None", "fillcolor": LEAF},
+        "AccumulateGrad#4 leaf": {"label": "w[1]\\ndata 5.0\\ngrad None", "fillcolor": LEAF},
+        "SumBackward0#1 output": {"label": "z\\ndata 23.0\\ngrad —", "fillcolor": OUTPUT},
+    }  # every name an id of the graph, never a label (NOTE [Labels are text])
     assert sorted((a, b) for a, b, _ in edges) == sorted([
         ("MulBackward0#1", "SumBackward0#1"), ("MulBackward0#2", "SumBackward0#1"),
         ("AccumulateGrad#1", "MulBackward0#1"), ("AccumulateGrad#2", "MulBackward0#1"),
         ("AccumulateGrad#3", "MulBackward0#2"), ("AccumulateGrad#4", "MulBackward0#2"),
-        ("x[0]", "AccumulateGrad#1"), ("w[0]", "AccumulateGrad#2"),
-        ("x[1]", "AccumulateGrad#3"), ("w[1]", "AccumulateGrad#4"),
-        ("SumBackward0#1", "z"),
+        ("AccumulateGrad#1 leaf", "AccumulateGrad#1"), ("AccumulateGrad#2 leaf", "AccumulateGrad#2"),
+        ("AccumulateGrad#3 leaf", "AccumulateGrad#3"), ("AccumulateGrad#4 leaf", "AccumulateGrad#4"),
+        ("SumBackward0#1", "SumBackward0#1 output"),
     ])
 
 
@@ -128,10 +133,13 @@ def test_inputs_that_need_no_grad_are_omitted() -> None:
     y = x * c * 3.0
     nodes, edges = parse(mg.draw(y).source)
     edges = graph_edges(edges)
-    assert sorted(graph_part(nodes)) == ["AccumulateGrad#1", "MulBackward0#1", "MulBackward0#2", "x", "x·c·3.0"]
+    assert sorted(graph_part(nodes)) == ["AccumulateGrad#1", "AccumulateGrad#1 leaf", "MulBackward0#1",
+                                         "MulBackward0#2", "MulBackward0#2 output"]
+    assert [by_label(nodes)[k]["fillcolor"] for k in ("x", "x·c·3.0")] == [LEAF, OUTPUT]
     assert sorted((a, b) for a, b, _ in edges) == [("AccumulateGrad#1", "MulBackward0#1"),
+                                                   ("AccumulateGrad#1 leaf", "AccumulateGrad#1"),
                                                    ("MulBackward0#1", "MulBackward0#2"),
-                                                   ("MulBackward0#2", "x·c·3.0"), ("x", "AccumulateGrad#1")]
+                                                   ("MulBackward0#2", "MulBackward0#2 output")]
 
 
 def test_show_saved_draws_saved_values_then_says_they_were_freed() -> None:
@@ -162,7 +170,7 @@ def test_options_rankdir_and_errors() -> None:
 
 def test_a_value_outside_any_graph_is_one_box() -> None:
     nodes, edges = parse(mg.draw(mg.Value(1.5, label="c")).source)
-    assert graph_part(nodes) == {"c": {"label": "c\\ndata 1.5", "fillcolor": OUTPUT}} and graph_edges(edges) == []
+    assert graph_part(nodes) == {"value": {"label": "c\\ndata 1.5", "fillcolor": OUTPUT}} and graph_edges(edges) == []
 
 
 # -- the value view ------------------------------------------------------------------------------------------
@@ -211,8 +219,9 @@ def test_highlight_marks_the_visited_node_its_gradients_and_grads_so_far() -> No
     assert all(e.get("dir") == "back" for a, _, e in graph_edges(edges) if e.get("style") != "dashed")
     assert nodes["legend arrows"]["label"] == "arrows: gradients, output → leaves"
     # step 2 filled x[1] and w[1]; x[0] and w[0] are filled at step 3
-    assert nodes["x[1]"]["label"].endswith("grad 5.0") and nodes["w[1]"]["label"].endswith("grad 3.0")
-    assert nodes["x[0]"]["label"].endswith("grad None") and nodes["w[0]"]["label"].endswith("grad None")
+    leaves = by_label(nodes)
+    assert leaves["x[1]"]["label"].endswith("grad 5.0") and leaves["w[1]"]["label"].endswith("grad 3.0")
+    assert leaves["x[0]"]["label"].endswith("grad None") and leaves["w[0]"]["label"].endswith("grad None")
     assert nodes["legend step"]["label"] == "visited at step 2"
     assert 'label="step 2 (pass 1): MulBackward0 MulBackward0#2"' in mg.draw(b["z"], trace=t, highlight=2).source
     value_nodes, _ = parse(mg.draw(b["z"], view="value", trace=t, highlight=1).source)
@@ -259,9 +268,9 @@ def test_highlight_shows_grads_accumulated_in_earlier_passes() -> None:
             z = x * w
             z.backward()
     nodes, _ = parse(mg.draw(z, trace=t, highlight=3).source)
-    assert nodes["x"]["label"] == "x\\ndata 2.0\\ngrad 9.0"
+    assert by_label(nodes)["x"]["label"] == "x\\ndata 2.0\\ngrad 9.0"
     first, _ = parse(mg.draw(z, trace=t, highlight=1).source)
-    assert first["x"]["label"] == "x\\ndata 2.0\\ngrad 3.0"
+    assert by_label(first)["x"]["label"] == "x\\ndata 2.0\\ngrad 3.0"
 
 
 # -- large graphs --------------------------------------------------------------------------------------------
@@ -282,11 +291,10 @@ def test_a_million_node_chain_is_summarized_fast() -> None:
     y = x
     for _ in range(10**6):
         y = y + 1.0
-    start = time.perf_counter()
-    for view in ("autograd", "value"):
+    for view in ("autograd", "value"):  # summarized: the drawing stops where the summary says
         nodes, _ = parse(mg.draw(y, view=view).source)
         assert "more than 100,000 nodes" in nodes["summary"]["label"]
-    assert time.perf_counter() - start < 5.0
+        assert len(nodes) <= 100_001  # no test's verdict depends on the clock
 
 
 # -- nodes of several outputs: a custom Function's second output, unbind's rows ------------------------------
@@ -337,3 +345,37 @@ def test_iterating_a_tensor_draws_one_unbind_node() -> None:
     value_nodes, _ = parse(mg.draw(y, view="value").source)
     assert value_nodes["UnbindBackward0#1 output 1"]["label"] == "{ Unbind(x)[1] | data [3.0, 4.0] | grad — }"
     assert value_nodes["UnbindBackward0#1"]["label"].startswith("{ Unbind(x)[0] | data [1.0, 2.0] ")
+
+
+# -- labels are text (NOTE [Labels are text]) ----------------------------------------------------------------
+def drawn_text(picture: str) -> tuple[list[str], list[str], set[str]]:
+    """The lines of text an SVG shows, its titles (node names), and every element's tag."""
+    root = ET.fromstring(picture)
+    tags = {el.tag.rsplit("}", 1)[-1] for el in root.iter()}
+    texts = ["".join(el.itertext()) for el in root.iter() if el.tag.endswith("}text")]
+    titles = [el.text or "" for el in root.iter() if el.tag.endswith("}title")]
+    return texts, titles, tags
+
+
+def shows(lines: list[str], label: str) -> bool:
+    """Whether the drawn lines of text show ``label`` (a newline in it: a line break)."""
+    return all(any(part.strip() in line for line in lines) for part in label.split("\n"))
+
+
+@needs_dot
+@pytest.mark.parametrize("view", ["autograd", "value"])
+def test_hostile_labels_are_drawn_as_written_and_never_name_a_node(view: str) -> None:
+    from micrograd2.viz import svg
+
+    t, xs, z = hostile_trace()
+    drawings = {"graph": mg.draw(z, view=view), "step": mg.draw(z, view=view, trace=t, highlight=2)}
+    for g, labels in ((mg.draw(z, view=view), HOSTILE_LABELS),
+                      (mg.draw(z, view=view, trace=t, highlight=2), HOSTILE_LABELS),
+                      (mg.draw(xs[1], view=view), HOSTILE_LABELS[1:2])):
+        picture = svg(g)  # dot reads the source: no "syntax error"
+        assert picture is not None
+        texts, titles, tags = drawn_text(picture)
+        assert [label for label in labels if not shows(texts, label)] == []
+        assert not tags & {"script", "img", "b", "foreignObject", "a"}  # markup stays text
+        assert not set(HOSTILE_LABELS) & set(titles)  # node names come from the graph
+    assert drawings["graph"].source.count("C:\\\\temp\\\\new\\\\") == 1  # no \n or \t escape

@@ -53,11 +53,16 @@ READING_PATH: list[tuple[str, str, str]] = [  # (idea, module, qualname)
     ("leaves", "micrograd2.autograd.variable", "Variable._accumulate"),
     ("saved values", "micrograd2.autograd.node", "VersionCounter"),
     ("saved values", "micrograd2.autograd.node", "version_counter"),
-    ("saved values", "micrograd2.autograd.node", "SavedInput"),
-    ("saved values", "micrograd2.autograd.node", "SavedOutput"),
+    ("saved values", "micrograd2.autograd.node", "SavedInput:body"),
+    ("saved values", "micrograd2.autograd.node", "SavedInput.__init__"),
+    ("saved values", "micrograd2.autograd.node", "SavedInput.unpack"),
+    ("saved values", "micrograd2.autograd.node", "SavedOutput:body"),
+    ("saved values", "micrograd2.autograd.node", "SavedOutput.__init__"),
+    ("saved values", "micrograd2.autograd.node", "SavedOutput.unpack"),
     ("saved values", "micrograd2.autograd.node", "save"),
     ("saved values", "micrograd2.autograd.node", "_position"),
-    ("saved values", "micrograd2.autograd.node", "unpack"),
+    ("saved values", "micrograd2.autograd.node", "SavedValues:body"),
+    ("saved values", "micrograd2.autograd.node", "SavedValues.unpacked"),
     ("saved values", "micrograd2.autograd.node", "_check_version"),
     ("the walk", "micrograd2.autograd.engine", "run_backward"),
     ("the walk", "micrograd2.autograd.engine", "_walk_for"),
@@ -72,11 +77,12 @@ READING_PATH: list[tuple[str, str, str]] = [  # (idea, module, qualname)
     ("the walk", "micrograd2.autograd.engine", "checked"),
 ]
 
-BUDGET = 382  # lines of code, budgeted by idea: "about 350" (issue 23); issue 24 added 16, issue 25
+BUDGET = 385  # lines of code, budgeted by idea: "about 350" (issue 23); issue 24 added 16, issue 25
 # 2 (an accumulate event keeps the .grad it found before the add writes into it), issue 27 7 (where the
 # core asked for a student's engine holes); issue 32 took those 7 out again: the core calls its
 # engine's record of pieces (autograd/pieces.py) unconditionally, and the walk rounds in one place;
-# issue 33 added 3: ``_custom``'s two meanings, a custom Function's node and one gradient per output
+# issue 33 added 6: ``_custom``'s two meanings, a custom Function's node and one gradient per output;
+# the saved values a record (``SavedValues``) whose items are read by their own methods
 FILES = {"scalar/value.py", "scalar/ops.py", "autograd/variable.py", "autograd/function.py",
          "autograd/node.py", "autograd/engine.py"}  # the op, then the core's files by concept
 

@@ -38,9 +38,7 @@ from .node import (
     Several,
     gradient_node,
     new_sequence_nr,
-    peek,
     save,
-    unpack,
 )
 from .variable import Variable
 
@@ -113,8 +111,7 @@ class BackwardNode(custom.CustomContext, Node):
         place since."""
         if self._saved.freed:
             raise RuntimeError(messages.SECOND_BACKWARD)
-        recording = grad_mode.state.grad_enabled
-        return tuple([unpack(self, item, recording) for item in self._saved])
+        return self._saved.unpacked(self, grad_mode.state.grad_enabled)
 
     saved_values = saved_tensors
 
@@ -129,9 +126,7 @@ class BackwardNode(custom.CustomContext, Node):
         Each is named by the Function's names (PyTorch's: ``self``, ``other``, ``result``…)."""
         if self._saved.freed:
             return FREED
-        names = self.saved_names
-        return tuple(SavedEntry(names[j] if j < len(names) else f"saved_tensors[{j}]", *entry)
-                     for j, entry in enumerate(peek(self, self._saved)))
+        return self._saved.entries(self, self.saved_names)
 
     @property
     def output(self) -> Data:
@@ -152,17 +147,16 @@ class BackwardNode(custom.CustomContext, Node):
 
         An input without an edge is what a built-in op saved at its own position (``x * 3``
         keeps 3), else ``None``."""
-        saved = () if self._per_output else self._saved
-        kept = list(peek(self, saved))
+        kept = () if self._per_output else self._saved.entries(self, ())
         return tuple(node.output if node is not None
-                     else kept[k][2] if k < len(kept) and kept[k][0] is not OUTPUT else None
+                     else kept[k].data if k < len(kept) and kept[k].role is not OUTPUT else None
                      for k, node in enumerate(self._next_nodes))
 
 
 def _saved_property(j: int) -> property:
     """PyTorch's ``node._saved_<name>``: the j-th saved item, read as the tracer reads it."""
     return property(lambda node: FREED if node._saved.freed
-                    else list(peek(node, node._saved))[j][2])
+                    else node._saved.entries(node, ())[j].data)
 
 
 class Function:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal, NamedTuple, Protocol
 
 from . import hooks, messages
@@ -232,7 +232,7 @@ def gradient_edge(variable: Variable) -> Edge:
 # -- saved values ---------------------------------------------------------------------------------
 # NOTE [Saved values]
 # ``forward`` sees plain data, so ``save_for_backward`` receives data. Once forward has returned,
-# ``save`` turns each item into what the node keeps, and ``unpack`` is the one reader:
+# ``save`` turns each item into what the node keeps, and ``SavedValues.unpacked`` reads them:
 #   * the data of an input Variable -> a ``SavedInput``: the Variable itself and its version.
 #     It is read at backward time, as in PyTorch: a change through ``.data`` shows.
 #   * the output (the object forward returned) -> a ``SavedOutput``: its version counter and
@@ -240,14 +240,28 @@ def gradient_edge(variable: Variable) -> Edge:
 #     It reads the node's ``_output``: the data the output had when it was saved (PyTorch
 #     keeps a copy of it).
 #   * anything else (a number, None) -> itself.
-# ``unpack`` refuses a Variable changed in place since it was saved. An op saves only what its
+# Reading refuses a Variable changed in place since it was saved. An op saves only what its
 # gradients need (``ctx.needs_input_grad``).
 class SavedValues(tuple):  # type: ignore[type-arg]
     """What a node keeps for backward: its saved items in order, and whether backward has freed
-    them (``FREED_VALUES``, which holds none)."""
+    them (``FREED_VALUES``, which holds none). Its two readers are its methods."""
 
     __slots__ = ()
     freed = False
+
+    def unpacked(self, node: BackwardNode, recording: bool) -> tuple[object, ...]:
+        """Each item as backward reads it now (NOTE [What backward receives], function.py).
+
+        Raises ``RuntimeError`` if a saved Variable was changed in place since it was saved."""
+        return tuple([item.unpack(node, recording) if type(item) in RECORDS else item
+                      for item in self])
+
+    def entries(self, node: BackwardNode, names: Sequence[str]) -> tuple[SavedEntry, ...]:
+        """Each item for display, named by ``names`` (``saved_tensors[j]`` past their end): the
+        data ``unpacked`` reads, without its version check."""
+        named = [names[j] if j < len(names) else f"saved_tensors[{j}]" for j in range(len(self))]
+        return tuple([item.entry(node, name) if type(item) in RECORDS
+                      else SavedEntry(name, OTHER, None, item) for name, item in zip(named, self)])
 
 
 class _FreedValues(SavedValues):
@@ -286,6 +300,15 @@ class SavedInput:
         counter = variable._version_counter
         self.version = 0 if counter is None else counter.value
 
+    def unpack(self, node: BackwardNode, recording: bool) -> object:
+        """The Variable (or its data, NOTE [What backward receives]), if it is unchanged."""
+        variable = self.variable
+        _check_version(node, self.version, variable._version_counter, variable)
+        return variable if recording or variable.backward_receives_variables else variable.data
+
+    def entry(self, node: BackwardNode, name: str) -> SavedEntry:
+        return SavedEntry(name, INPUT, self.variable, self.variable.data)
+
 
 class SavedOutput:
     """An output of the op, saved: its number, its version counter and version then, its class.
@@ -301,6 +324,21 @@ class SavedOutput:
         self.kind: type[Engine] = type(output)  # Value or Tensor: to rebuild it while recording
         self.nr = nr  # which output (a custom Function may have several)
 
+    def unpack(self, node: BackwardNode, recording: bool) -> object:
+        """The output's data as saved, rebuilt into a Variable made by ``node`` while
+        recording, if it is unchanged."""
+        _check_version(node, self.version, self.counter, None)
+        data = node._output if self.nr == 0 else node.outputs[self.nr]
+        if recording or self.kind.backward_receives_variables:  # rebuilt, made by the node
+            rebuilt = self.kind._wrap(data, node._dtype, node)
+            rebuilt.output_nr = self.nr
+            return rebuilt
+        return data
+
+    def entry(self, node: BackwardNode, name: str) -> SavedEntry:
+        data = node._output if self.nr == 0 else node.outputs[self.nr]
+        return SavedEntry(name, OUTPUT, None, data)
+
 
 class SavedEntry(NamedTuple):
     """One saved item, for display: its name, its role, its Variable (an input's) and its data."""
@@ -311,7 +349,7 @@ class SavedEntry(NamedTuple):
     data: Data
 
 
-SavedItem = tuple[str, "Variable | None", Data]  # (role, the input Variable or None, its data)
+RECORDS = (SavedInput, SavedOutput)  # what ``save`` makes of a saved Variable
 
 
 Several = tuple[tuple[object, ...], list[Any]]  # what forward returned, the Variables made of it
@@ -354,40 +392,9 @@ def _position(args: tuple[object, ...], item: object) -> int:
     return next((k for k, arg in enumerate(args) if arg is item), -1)
 
 
-def unpack(node: BackwardNode, item: object, recording: bool) -> object:
-    """One saved item as backward reads it now (NOTE [What backward receives], function.py).
-
-    Raises ``RuntimeError`` if its Variable was changed in place since it was saved."""
-    if type(item) is SavedInput:
-        variable = item.variable
-        _check_version(node, item.version, variable._version_counter, variable)
-        return variable if recording or variable.backward_receives_variables else variable.data
-    if type(item) is SavedOutput:
-        _check_version(node, item.version, item.counter, None)
-        data = node._output if item.nr == 0 else node.outputs[item.nr]
-        if recording or item.kind.backward_receives_variables:  # rebuilt, made by the node
-            rebuilt = item.kind._wrap(data, node._dtype, node)
-            rebuilt.output_nr = item.nr
-            return rebuilt
-        return data
-    return item
-
-
 def _check_version(node: BackwardNode, saved: int, counter: VersionCounter | None,
                    variable: Variable | None) -> None:
     now = 0 if counter is None else counter.value
     if now != saved:
         role = OUTPUT if variable is None else INPUT
         raise RuntimeError(messages.modified_in_place(node, role, variable, now, saved))
-
-
-def peek(node: BackwardNode, items: tuple[object, ...]) -> Iterator[SavedItem]:
-    """Each saved item for display, ``(role, the input Variable or None, its data)``: the data
-    ``unpack`` reads, without its version check."""
-    for item in items:
-        if type(item) is SavedInput:
-            yield INPUT, item.variable, item.variable.data
-        elif type(item) is SavedOutput:
-            yield OUTPUT, None, node._output if item.nr == 0 else node.outputs[item.nr]
-        else:
-            yield OTHER, None, item
