@@ -43,7 +43,8 @@ def run_backward(roots: Sequence[Variable], grads: Sequence[Gradient],
     captures = None if inputs is None else capture.capture_points(inputs)
     engine: type[Engine] = type(roots[0])  # the Variable class of this graph: it rounds, adds
     keep = create_graph if retain_graph is None else retain_graph
-    with events.backward_pass(roots, starts) as pass_no, grad_mode.set_grad_enabled(create_graph):
+    recording = grad_mode.set_grad_enabled(bool(create_graph))
+    with events.backward_pass(roots, starts) as pass_no, recording:
         captured = _walk_for(engine, captures)(engine, starts, keep, captures, pass_no)
     return None if inputs is None else capture.collect(inputs, captured, allow_unused)
 
@@ -107,7 +108,7 @@ class Walk:
         while ready:
             node = heapq.heappop(ready)[1]
             grads = self.visit(node, self.buffer.pop(node, None))
-            for nxt, nr, grad in zip(node._next_nodes, node._next_nrs, grads):
+            for (nxt, nr), grad in zip(node.next_functions, grads):
                 if nxt is None or nxt not in self.deps:
                     continue
                 self.deliver(nxt, nr, grad)
@@ -204,7 +205,11 @@ def checked(node: Any, grads: Gradient | tuple[Gradient, ...]) -> tuple[Gradient
 def accumulate_into(variable: Variable, grad: Gradient, node: Node | None) -> None:
     """``variable.grad += grad``: what a leaf's ``AccumulateGrad`` does.
 
-    The engine's ``accumulate`` piece adds. Then come its events and post-accumulate hooks."""
+    The engine's ``accumulate`` piece adds. Then come its events and post-accumulate hooks.
+    A leaf set to ``requires_grad_(False)`` since the graph was built gets nothing (PyTorch's
+    ``AccumulateGrad`` checks it at backward time)."""
+    if not variable._requires_grad:
+        return
     old = variable._grad
     if events.listening and old is not None and not isinstance(old, float):
         old = old._snapshot()  # the add may write into it: NOTE [A .grad added to in place]

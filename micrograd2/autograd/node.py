@@ -67,7 +67,15 @@ class Engine(Protocol):
         """``.grad`` after adding ``grad`` into it (a fresh copy the first time)."""
 
 
-Edge = tuple["Node | None", int]  # (node, input_nr): PyTorch's Edge
+class Edge(NamedTuple):
+    """Where one gradient goes, as PyTorch's pair ``(node, input_nr)``: ``input_nr`` says which
+    of that node's outputs the gradient belongs to (0 unless it has several)."""
+
+    node: Node | None
+    input_nr: int
+
+    def __repr__(self) -> str:  # printed as PyTorch prints its pairs
+        return f"({self.node!r}, {self.input_nr})"
 
 
 class _Zeros(dict[int, tuple[int, ...]]):
@@ -88,8 +96,10 @@ new_sequence_nr: Callable[[], int] = itertools.count().__next__
 
 # NOTE [Memory]
 # A node keeps its edges as two parallel tuples, ``_next_nodes`` and ``_next_nrs``, not as a
-# tuple of pairs. A pair per edge would cost 56 bytes more an edge. Almost every input number is
-# 0, so ``_next_nrs`` is usually one tuple shared by every node (``ZEROS``).
+# tuple of ``Edge``s: measured with tracemalloc, a two-input node's edges take 192 bytes as
+# Edges and 56 as a tuple of nodes, past the ceiling of 350 bytes a node. Almost every input
+# number is 0, so ``_next_nrs`` is usually one tuple shared by every node (``ZEROS``). Readers
+# get Edges from ``next_functions``, the one accessor: nobody zips the two tuples.
 class Node:
     """A ``grad_fn``: one recorded op. Its edges, creation number, saved values and dtype."""
 
@@ -117,8 +127,8 @@ class Node:
 
     @property
     def next_functions(self) -> tuple[Edge, ...]:
-        """One ``(node, input_nr)`` edge per input: where this node sends each gradient."""
-        return tuple(zip(self._next_nodes, self._next_nrs))
+        """One ``Edge(node, input_nr)`` per input: where this node sends each gradient."""
+        return tuple(map(Edge, self._next_nodes, self._next_nrs))
 
     @property
     def several_outputs(self) -> bool:
@@ -226,7 +236,7 @@ def gradient_node(variable: Variable) -> Node:
 
 def gradient_edge(variable: Variable) -> Edge:
     """The edge a gradient for ``variable`` goes along: ``(its node, its output_nr)``."""
-    return gradient_node(variable), variable.output_nr
+    return Edge(gradient_node(variable), variable.output_nr)
 
 
 # -- saved values ---------------------------------------------------------------------------------
