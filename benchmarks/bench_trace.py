@@ -1,12 +1,15 @@
 """What the tracer costs: nothing when off, and how much when on.
 
-Forward and backward of a 100,000-node chain, timed in fresh processes of two
-kinds, run interleaved: one that never made a tracer, and one that made, used
-and closed one first (so any state a tracer leaves behind would show).  Each
-process keeps its best of a few repetitions; the medians over the processes
-are compared.  Then the same chain once under an active tracer.  Times are
-process CPU time (``time.process_time``), so other work on a shared machine
-disturbs them less than wall-clock time would.
+Forward and backward of a 100,000-node chain, timed in fresh processes of three
+kinds, run interleaved: one that never made a tracer, one that made, used and
+closed one first (so any state a tracer leaves behind would show), and one in
+which a second thread traces all along (it opened a trace, traced a pass, and
+waits inside its ``with`` block: a trace is thread-local, so the timed thread,
+which traces nothing, should pay nothing for it).  Each process keeps its best
+of a few repetitions; each round's ratio to that round's "never" process is
+printed, and the medians of the ratios are compared.  Then the same chain once
+under an active tracer.  Times are process CPU time (``time.process_time``), so
+other work on a shared machine disturbs them less than wall-clock time would.
 
 Last, what the checks cost while off — ``events.listening`` (the tracer) and
 ``anomaly.enabled`` — counted in machine instructions (valgrind's callgrind, so
@@ -18,7 +21,9 @@ the code they guard is dropped).  Both processes load micrograd2 through the sam
 loader and freeze what importing left (``gc.freeze``); each count is that of one
 more run (two runs minus one), so start-up and import cancel out.  What is left
 is the method's noise (memory layout, within about 1 %: it can come out
-negative).  Skipped without valgrind.
+negative).  The same counts are taken a third time in a process of the first kind
+(checks as they are) whose second thread holds a trace open meanwhile: what an
+untraced thread pays for another thread's trace.  Skipped without valgrind.
 
     python benchmarks/bench_trace.py [--rounds 5] [--no-callgrind]
 """
@@ -46,6 +51,19 @@ if mode == "closed":  # make, use and close a tracer first
     with mg.trace():
         a = mg.Value(1.0, requires_grad=True)
         (a * 2.0 + 1.0).backward()
+if mode == "other-traces":  # a second thread traces all along; this one traces nothing
+    import threading
+    opened, finished = threading.Event(), threading.Event()
+
+    def other():
+        with mg.trace():
+            a = mg.Value(1.0, requires_grad=True)
+            (a * 2.0 + 1.0).backward()
+            opened.set()
+            finished.wait()
+
+    threading.Thread(target=other, daemon=True).start()
+    opened.wait()
 
 def chain():
     x = mg.Value(1.0, requires_grad=True)
@@ -72,6 +90,8 @@ for _ in range(reps):
     backward.append(b)
     del y
     gc.collect()
+if mode == "other-traces":
+    finished.set()
 print(json.dumps({"forward": min(forward), "backward": min(backward), "events": events}))
 """
 
@@ -83,6 +103,10 @@ def run(mode: str, reps: int) -> dict[str, float]:
     return dict(json.loads(out.stdout.strip().splitlines()[-1]))
 
 
+KINDS = {"never": "never made a tracer", "closed": "made and closed a tracer first",
+         "other-traces": "another thread traces meanwhile"}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5, help="processes of each kind (default 5)")
@@ -90,9 +114,9 @@ def main() -> None:
     parser.add_argument("--no-callgrind", action="store_true", help="skip counting what the checks cost while off")
     args = parser.parse_args()
 
-    results: dict[str, list[dict[str, float]]] = {"never": [], "closed": []}
-    for r in range(args.rounds):  # interleaved, alternating which kind goes first
-        order = ("never", "closed") if r % 2 == 0 else ("closed", "never")
+    results: dict[str, list[dict[str, float]]] = {mode: [] for mode in KINDS}
+    for r in range(args.rounds):  # interleaved, each round in another order
+        order = list(KINDS)[r % len(KINDS):] + list(KINDS)[:r % len(KINDS)]
         for mode in order:
             results[mode].append(run(mode, args.reps))
     traced = run("traced", 1)
@@ -101,16 +125,20 @@ def main() -> None:
            for mode, rs in results.items()}
     print(f"chain of {NODES:,} nodes; medians over {args.rounds} processes of each kind (best of {args.reps} each)")
     print(f"{'':34s}{'forward':>10s}{'backward':>10s}")
-    for mode, text in (("never", "never made a tracer"), ("closed", "made and closed a tracer first")):
+    for mode, text in KINDS.items():
         print(f"{text:34s}{med[mode]['forward']:9.3f}s{med[mode]['backward']:9.3f}s")
     print(f"{'while tracing (' + format(int(traced['events']), ',') + ' events)':34s}"
           f"{traced['forward']:9.3f}s{traced['backward']:9.3f}s")
     for k in ("forward", "backward"):
-        off = med["closed"][k] / med["never"][k]
         on = traced[k] / med["never"][k]
         spread = max(abs(r[k] / med["never"][k] - 1) for r in results["never"])  # noise between processes
-        print(f"{k:8s} closed/never = {off:.3f} ({(off - 1) * 100:+.1f} %)   traced/never = {on:.1f}x   "
-              f"(noise: single 'never' processes lie within ±{spread * 100:.1f} % of their median)")
+        print(f"{k}: traced/never = {on:.1f}x   (noise: single 'never' processes lie within "
+              f"±{spread * 100:.1f} % of their median)")
+        for mode in ("closed", "other-traces"):
+            ratios = [x[k] / n[k] for x, n in zip(results[mode], results["never"])]  # round by round
+            ratio = statistics.median(ratios)
+            print(f"  {mode + '/never':20s} median {ratio:.3f} ({(ratio - 1) * 100:+.1f} %)   rounds: "
+                  + " ".join(f"{x:.3f}" for x in ratios))
     if not args.no_callgrind:
         checks_cost()
 
@@ -162,6 +190,19 @@ sys.meta_path.insert(0, Finder)  # both variants load micrograd2 the same way; o
 import gc
 import micrograd2 as mg
 
+if variant == "other-traces":  # the checks as they are, while a second thread holds a trace open
+    import threading
+    opened = threading.Event()
+
+    def other():
+        with mg.trace():
+            a = mg.Value(1.0, requires_grad=True)
+            (a * 2.0 + 1.0).backward()
+            opened.set()
+            threading.Event().wait()  # for ever: the process ends with this daemon thread in its trace
+
+    threading.Thread(target=other, daemon=True).start()
+    opened.wait()
 if workload == "step":
     sys.path.insert(0, sys.argv[4])
     from bench_scalar import micrograd2_step, two_moons
@@ -193,16 +234,20 @@ def instructions(variant: str, workload: str, runs: int) -> int:
 
 def checks_cost() -> None:
     """Print the instructions per training step and per chain with the checks as they are and never
-    consulted, and what the checks cost while off."""
+    consulted, and what the checks cost while off; then what another thread's trace costs."""
     if shutil.which("valgrind") is None:
         print("what the checks cost while off: skipped (valgrind is not installed)")
         return
     print("what the tracer's and anomaly mode's checks cost while off (callgrind instructions of one run)")
     for workload, text in (("step", "MLP(2,[16,16,1]) training step"), ("chain", "10,000-op chain fwd+bwd")):
-        count = {v: instructions(v, workload, 1) - instructions(v, workload, 0) for v in ("as-is", "never-consulted")}
+        count = {v: instructions(v, workload, 1) - instructions(v, workload, 0)
+                 for v in ("as-is", "never-consulted", "other-traces")}
         cost = count["as-is"] / count["never-consulted"] - 1
         print(f"  {text:32s} as they are {count['as-is']:>13,}   never consulted {count['never-consulted']:>13,}   "
               f"cost {cost * 100:+.2f} %  ({'under' if cost < 0.02 else 'NOT under'} 2 %)")
+        other = count["other-traces"] / count["as-is"] - 1
+        print(f"  {'':32s} another thread traces meanwhile {count['other-traces']:>13,}   cost to this untraced "
+              f"thread {other * 100:+.2f} %  ({'under' if other < 0.02 else 'NOT under'} 2 %)")
 
 
 if __name__ == "__main__":

@@ -17,7 +17,8 @@ from typing import Any
 # rest run at full speed, untraced, and are counted).  It narrates a pass step by step the first
 # time its graph (the nodes the walk visits, in order) appears in the lesson, up to MAX_DETAILED
 # passes a cell; a pass whose graph was narrated before, in this cell or an earlier one, gets its
-# one summary line.  ``full`` traces and narrates every pass of every cell.
+# one summary line.  ``full`` traces and narrates every pass of every cell.  Passes are told in the
+# order they ran, numbered within their cell from 1, and steps within their pass from 1.
 TRACED, MAX_DETAILED = 3, 2
 
 
@@ -89,18 +90,22 @@ class CellNarrator:
     def _text(self, tracer: Any, untraced: int) -> str:
         from micrograd2.tracing.narrate import narrate
 
-        events = tracer.events
+        events, passes = _numbered_in_cell(tracer.events, tracer.passes, self.traced_before)
         if self.verbosity != "full":  # forward ops are not narrated: don't let them split a pass in two
             events = [e for e in events if e.kind != "forward"]
         detailed = self._detailed(events)
-        first = [e for e in events if e.pass_no is None or e.pass_no in detailed]
-        rest = [e for e in events if e.pass_no is not None and e.pass_no not in detailed]
-        parts = [narrate(first, [p for p in tracer.passes if p.pass_no in detailed], self.verbosity,
-                         color=self.color, dropped=tracer.dropped)]
-        if rest:
-            later = narrate(rest, [p for p in tracer.passes if p.pass_no not in detailed], "summary",
-                            color=self.color)
-            parts += [line for line in later.splitlines() if line.strip()]
+        if self.verbosity == "full":
+            parts = [narrate(events, passes, "full", color=self.color)]
+        else:  # NOTE [A cell's passes]: in the order they ran, each step by step or in one line
+            by_pass: dict[int, list[Any]] = {}
+            for e in events:
+                if e.pass_no is not None:
+                    by_pass.setdefault(e.pass_no, []).append(e)
+            parts = [narrate(by_pass[n], [p for p in passes if p.pass_no == n],
+                             self.verbosity if n in detailed else "summary", color=self.color)
+                     for n in sorted(by_pass)]
+        if tracer.dropped:
+            parts.append(f"({tracer.dropped} more events were not recorded: the trace was full)")
         if untraced > 0 and any(part.strip() for part in parts):
             parts.append(f"(and {untraced} more backward pass{'es' if untraced != 1 else ''} like these, "
                          "not traced: --verbosity full narrates every one)")
@@ -127,6 +132,17 @@ class CellNarrator:
                 detailed.add(n)
                 self.narrated.add(graph)
         return detailed
+
+
+def _numbered_in_cell(events: list[Any], passes: list[Any], before: int) -> tuple[list[Any], list[Any]]:
+    """Copies of a cell's ``events`` and ``passes`` with each pass numbered within the cell, from 1
+    (the tracer numbers them across the lesson; ``before`` passes were made in earlier cells)."""
+    from dataclasses import replace
+
+    number = {p.pass_no: k for k, p in enumerate(passes[before:], start=1)}
+    renumbered = [replace(p, pass_no=number[p.pass_no]) for p in passes[before:]]
+    return ([e if e.pass_no not in number else replace(e, pass_no=number[e.pass_no]) for e in events],
+            renumbered)
 
 
 def narrate_cells(verbosity: str = "steps") -> None:

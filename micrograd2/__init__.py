@@ -47,6 +47,14 @@ _LAZY = {
     "Tensor": ("micrograd2.tensors", "Tensor"),
     "autocast": ("micrograd2.amp", "autocast"),
     "GradScaler": ("micrograd2.amp", "GradScaler"),
+    # PyTorch's factory functions (micrograd2/tensors/creation.py)
+    **{name: ("micrograd2.tensors", name) for name in (
+        "zeros", "ones", "full", "zeros_like", "ones_like", "full_like", "empty_like", "arange",
+        "linspace", "eye", "rand", "randn", "manual_seed")},
+    # PyTorch's functions at the top level (toplevel.py: each the method of its input)
+    **{name: ("micrograd2.toplevel", name) for name in (
+        "exp", "log", "tanh", "sigmoid", "relu", "softmax", "log_softmax", "clamp", "maximum", "minimum",
+        "where", "matmul", "cat", "stack")},
 }
 
 __all__ = [

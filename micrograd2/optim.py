@@ -160,7 +160,12 @@ class Optimizer:
 
     def add_param_group(self, group: dict[str, Any]) -> None:
         """Add a group of parameters (a dict with ``"params"`` and optional options)."""
-        group = {**self.defaults, **group, "params": list(group["params"])}
+        params = group["params"]
+        if isinstance(params, set):
+            raise TypeError("optimizer parameters need to be organized in ordered collections, but the ordering "
+                            "of tensors in sets will change between runs. Please use a list instead.")
+        params = [params] if isinstance(params, Variable) else list(params)  # one Tensor: a list of it
+        group = {**self.defaults, **group, "params": params}
         ids = {id(p) for p in group["params"]}
         if len(ids) < len(group["params"]):
             warnings.warn("optimizer contains a parameter group with duplicate parameters; in future, this will "

@@ -1,8 +1,7 @@
-"""The wheels the playground installs in Pyodide: micrograd2's own, built from this checkout, and
-the pure-Python ones of ``wheels.txt`` from PyPI.  Usage: ``python wheels.py FOLDER``.
-
-The checkout is copied (package sources, lessons, metadata) into a temporary folder and built
-there, so that setuptools' ``build/lib`` of an earlier build never adds stale files to the wheel.
+"""The wheels the playground installs in Pyodide: micrograd2's own, the one `make dist` built (one
+build for students, on a machine or in the page: tests/test_dist.py proves it holds no answer), and
+the pure-Python ones of ``wheels.txt`` from PyPI.  Usage: ``python wheels.py FOLDER DIST``, where
+DIST is the folder `make dist` wrote (``dist``).
 """
 
 from __future__ import annotations
@@ -10,27 +9,19 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
-SOURCES = ("micrograd2", "lessons", "setup.cfg", "pyproject.toml", "README.md")
 
 
-def build_own(folder: Path) -> None:
-    """micrograd2's wheel, built from a clean copy of the checkout."""
-    with tempfile.TemporaryDirectory() as tmp:
-        copy = Path(tmp) / "src"
-        copy.mkdir()
-        ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info")
-        for name in SOURCES:
-            source = ROOT / name
-            if source.is_dir():
-                shutil.copytree(source, copy / name, ignore=ignore)
-            else:
-                shutil.copy2(source, copy / name)
-        pip(["wheel", "--no-deps", str(copy), "-w", str(folder)])
+def copy_own(folder: Path, dist: Path) -> Path:
+    """micrograd2's wheel from ``dist``: the one there (``make dist`` replaces it at each build)."""
+    wheels = sorted(dist.glob("micrograd2-*.whl"))
+    if len(wheels) != 1:
+        found = ", ".join(p.name for p in wheels) or "none"
+        sys.exit(f"wheels.py: expected one micrograd2 wheel in {dist}, found {found}.\n"
+                 "What to do: run `make dist` (make playground does it first)")
+    return Path(shutil.copy2(wheels[0], folder / wheels[0].name))
 
 
 def download_pinned(folder: Path) -> None:
@@ -49,11 +40,13 @@ def pip(args: list[str]) -> None:
 
 
 def main() -> None:
-    folder = Path(sys.argv[1]).resolve()
+    if len(sys.argv) != 3:
+        sys.exit("usage: python wheels.py FOLDER DIST (make playground runs it)")
+    folder, dist = Path(sys.argv[1]).resolve(), Path(sys.argv[2]).resolve()
     if folder.exists():
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
-    build_own(folder)
+    copy_own(folder, dist)
     download_pinned(folder)
     print(f"wheels: {', '.join(sorted(p.name for p in folder.glob('*.whl')))}")
 

@@ -107,3 +107,27 @@ def block1() -> dict[str, Any]:
     w = [mg.Value(4.0, requires_grad=True, label="w[0]"), mg.Value(5.0, requires_grad=True, label="w[1]")]
     z = mg.sum(a * b for a, b in zip(x, w))
     return {"x": x, "w": w, "z": z}
+
+
+# Labels a student may write (NOTE [Labels are text] in micrograd2/viz/dot.py): markup that would
+# close a script, an HTML-like string, quotes, backslashes (one at the end), record braces and
+# bars, a newline, Unicode.
+HOSTILE_LABELS = (
+    "</script><script>alert(1)</script><img src=x onerror=alert(1)>",
+    "<b>bold</b>",
+    'say "hi" \\"twice\\"',
+    "C:\\temp\\new\\",
+    "{a | b} <port>",
+    "two\nlines",
+    "x²·∑ → é ✓",
+)
+
+
+def hostile_trace() -> Any:
+    """A traced backward pass of z = Σ aᵢ·bᵢ whose every Value has a hostile label."""
+    with mg.trace() as t:
+        xs = [mg.Value(float(k + 1), requires_grad=True, label=text) for k, text in enumerate(HOSTILE_LABELS)]
+        z = mg.sum(a * b for a, b in zip(xs, reversed(xs)))
+        z.label = HOSTILE_LABELS[0]
+        z.backward()
+    return t, xs, z

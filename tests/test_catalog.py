@@ -24,9 +24,9 @@ EXERCISES = catalog.EXERCISES
 def test_the_catalog_lists_one_stub_and_one_test_file_per_exercise_in_unit_order() -> None:
     order = [u.key for u in catalog.UNITS]
     assert [order.index(e.unit) for e in EXERCISES] == sorted(order.index(e.unit) for e in EXERCISES)
-    for unit in catalog.units():
-        assert [e.index for e in EXERCISES if e.unit == unit.key] == list(range(1, 1 + sum(
-            e.unit == unit.key for e in EXERCISES)))
+    for unit in catalog.units():  # numbered 1, 2…, or from 0 where a unit opens with a warm-up (U1.0)
+        indices = [e.index for e in EXERCISES if e.unit == unit.key]
+        assert indices[0] in (0, 1) and indices == list(range(indices[0], indices[0] + len(indices)))
     assert len(set(catalog.IDS)) == len(EXERCISES) >= 9 and len({e.name for e in EXERCISES}) == len(EXERCISES)
     assert sorted(p.name for p in catalog.SOURCES.glob("*.py")) == sorted(e.filename for e in EXERCISES)
     assert sorted(p.name for p in catalog.TESTS.glob("test_*.py")) == sorted(e.test_file.name for e in EXERCISES)
@@ -42,6 +42,12 @@ def test_todays_numbers_are_aliases_and_units_without_exercises_are_not_listed()
     assert catalog.get("3") is catalog.get("u2.1") is catalog.get("U2.1")
     assert {u.key for u in catalog.units()} == {e.unit for e in EXERCISES}
     assert [u.key for u in catalog.UNITS] == ["U0", "U1", "U2", "U3", "U4", "U5"]
+
+
+def test_a_unit_may_open_with_exercise_0() -> None:
+    assert catalog.get("U1.0").index == 0 and catalog.get("u1.0").name == "u1_value_from_scratch"
+    assert [e.id for e in catalog.select("U1")][:2] == ["U1.0", "U1.1"]
+    assert catalog.get("U1.0").marker == "u1_0" and catalog.get(1).id == "U1.1"
 
 
 def test_select_reads_a_unit_an_id_or_an_alias() -> None:

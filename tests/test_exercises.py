@@ -1,5 +1,5 @@
 """The exercises themselves: each one's public tests fail on its stub, pass on its model solution
-(tests/teacher/solutions/, not installed), and catch deliberately wrong solutions (mutants) with the message
+(teacher/solutions/, not installed), and catch deliberately wrong solutions (mutants) with the message
 meant for them.
 
 These tests are about several modules at once (each exercise's stub, model solution and public tests, with
@@ -20,7 +20,7 @@ from micrograd2.exercises import catalog, harness, stubs
 from micrograd2.exercises.harness import Mistake
 
 EXERCISES = catalog.EXERCISES
-SOLUTIONS = Path(__file__).resolve().parent / "teacher" / "solutions"
+SOLUTIONS = Path(__file__).resolve().parents[1] / "teacher" / "solutions"
 _names = itertools.count()
 
 
@@ -169,7 +169,7 @@ MUTANTS = [
      "need_a = need_b = True\n", "test_hypot_passes_gradcheck",
      "returned a gradient for an input that is a plain number: return None for it"),
     (8, "unscale_ multiplies by the scale", "p.grad = p.grad * inv_scale", "p.grad = p.grad * self._scale",
-     "test_unscale_divides_every_gradient_by_the_scale", "multiply each existing p.grad by 1/scale"),
+     "test_unscale_divides_every_gradient_by_the_scale", "undoes the scaling of each existing p.grad"),
     (8, "no second-unscale guard", "if self._unscaled:\n            raise", "if False:\n            raise",
      "test_unscale_twice_before_update_raises", "a second unscale_() before update() should raise"),
     (8, "step always unscales", "if not self._unscaled:\n            self.unscale_(optimizer)",
@@ -229,7 +229,7 @@ MUTANTS = [
     ("U4.4", "the product rule forgotten", "self.tangent * other.value + self.value * other.tangent",
      "self.tangent * other.tangent", "test_sums_and_products_carry_the_tangent", "the product rule"),
     ("U4.4", "tanh' = 1 - t", "(1 - t * t) * self.tangent", "(1 - t) * self.tangent",
-     "test_tanh_and_exp_apply_the_chain_rule", "tanh' = 1 − tanh²"),
+     "test_tanh_and_exp_apply_the_chain_rule", "tanh's derivative at the value"),
     ("U4.4", "all inputs seeded in one pass", "[1.0 if j == i else 0.0 for j in range(n)]", "[1.0] * n",
      "test_both_jacobians_equal_reverse_modes", "jacobian_forward of a random f: R^3 -> R^1"),
     ("U4.4", "f run again for each output", "    for out in outs:\n",
@@ -285,6 +285,32 @@ MUTANTS = [
      "return n_outputs, nodes", "test_the_predicted_cost_is_the_measured_one", "each pass walks the whole graph"),
     ("U3.5", "one pass per input predicted", "return n_outputs, n_outputs * nodes",
      "return n_inputs, n_inputs * nodes", "test_the_predicted_cost_is_the_measured_one", "counted"),
+    ("U1.0", "* assigns instead of adding", "self.grad += other.data * out.grad\n            other.grad +=",
+     "self.grad = other.data * out.grad\n            other.grad =",
+     "test_a_value_used_twice_gets_the_sum_of_its_gradients", "x.grad is 3.0, expected 6.0 (micrograd2): x is "
+     "used 2 times (in z 2 times) and 3.0 is what its use in z alone sends back.  A _backward that assigns "
+     "instead of adding: a value used twice gets one gradient"),
+    ("U1.0", "+ assigns instead of adding", "self.grad += out.grad\n            other.grad += out.grad",
+     "self.grad = out.grad\n            other.grad = out.grad",
+     "test_a_diamond_gets_the_gradient_of_both_paths", "a is used 2 times (in tanh(a), a+1)"),
+    ("U1.0", "the topological order not reversed", "return topo[::-1]", "return topo",
+     "test_block2_backward_gives_the_articles_gradients", "it ends with the root: that is a topological order"),
+    ("U1.0", "pre-order, not reversed", ("for child in value._prev:\n                build(child)\n"
+                                         "            topo.append(value)", "return topo[::-1]"),
+     ("topo.append(value)\n            for child in value._prev:\n                build(child)\n"
+      "            pass", "return topo"), "test_the_order_puts_each_value_before_its_inputs",
+     "the diamond: reverse_topological_order: a comes at position 2, before tanh(a) at position 6, which was "
+     "computed from it: the order visits a node before its consumer"),
+    ("U1.0", "backward() runs the closures inputs first", "in reverse_topological_order(self):",
+     "in reversed(reverse_topological_order(self)):", "test_a_diamond_gets_the_gradient_of_both_paths",
+     "backward() called the _backward closures in a wrong order"),
+    ("U1.0", "the root not seeded", "        self.grad = 1.0\n        for", "        for",
+     "test_block2_backward_gives_the_articles_gradients", "z.grad is 0.0 after backward(), expected 1.0"),
+    ("U1.0", "tanh' = 1 - t", "(1.0 - t * t) * out.grad", "(1.0 - t) * out.grad",
+     "test_a_diamond_gets_the_gradient_of_both_paths", "the _backward of tanh(a) sends 0.61482 back to a, "
+     "expected 0.284631"),
+    ("U1.0", "the inputs not kept", "self._prev = tuple(_children)", "self._prev = ()",
+     "test_block2_backward_gives_the_articles_gradients", "x[0] cannot be reached from the root through _prev"),
 ]
 
 
@@ -328,7 +354,7 @@ def test_every_exercise_has_a_mutant() -> None:
 
 def test_a_mul_backward_that_ignores_the_upstream_gradient_fails_each_test_of_its_backward(tmp_path: Path) -> None:
     exercise = catalog.get("U1.1")
-    wrong = (SOLUTIONS.parent / "wrong" / exercise.filename).read_text(encoding="utf-8")
+    wrong = (SOLUTIONS.parent / "mutants" / "public" / exercise.filename).read_text(encoding="utf-8")
     module = load_variant(tmp_path, exercise, wrong)
     failing = [t.__name__ for t in pristine_tests(exercise) if outcome(t, module) is not None]
     assert failing == ["test_mul_backward_matches_the_builtin_walk",

@@ -3,6 +3,8 @@ import errors named with file and line, nothing left running after Ctrl-C, SIGTE
 tests, one exercise in one process, are in test_runner.py; the time limits' in test_bounds.py.)"""
 from __future__ import annotations
 
+import ast
+import importlib.util
 import os
 import resource
 import shutil
@@ -14,15 +16,15 @@ from pathlib import Path
 
 import pytest
 
-from micrograd2.exercises import catalog, grader, stubs
+from micrograd2.exercises import catalog, grader, reporting, stubs
 from micrograd2.exercises.grader import CaseResult, ExerciseResult
 
-TEACHER = Path(__file__).resolve().parent / "teacher"
+TEACHER = Path(__file__).resolve().parents[1] / "teacher"
 
 
-def solution(number: int) -> Path:
-    """The model solution of the exercise with alias ``number`` (tests/teacher/solutions/, not installed)."""
-    return TEACHER / "solutions" / catalog.get(number).filename
+def solution(key: int | str) -> Path:
+    """The model solution of exercise ``key`` (an alias or an id; teacher/solutions/, not installed)."""
+    return TEACHER / "solutions" / catalog.get(key).filename
 
 
 @pytest.fixture(scope="module")
@@ -126,9 +128,10 @@ def test_every_model_solution_passes_within_its_default_timeout(tmp_path: Path) 
     for e in catalog.EXERCISES:
         shutil.copy(TEACHER / "solutions" / e.filename, tmp_path / e.filename)
     for hole in ("u1_record.py", "u2_walk.py"):  # U1.3, U2.3 and U5.6 grade engine/ (course_units.py)
-        shutil.copy(TEACHER.parent / "course" / "solution_engine" / hole, tmp_path / "engine" / hole)
+        shutil.copy(TEACHER / "solution_engine" / hole, tmp_path / "engine" / hole)
     results = grader.check(tmp_path, jobs=2)
-    assert [r.status for r in results] == ["passed"] * len(catalog.EXERCISES), [r.summary for r in results]
+    assert len(results) == len(catalog.EXERCISES)
+    assert [f"{r.id} {r.status}: {r.summary}" for r in results if not r.passed] == []
 
 
 def test_the_default_timeout_is_a_small_multiple_of_the_reference_time() -> None:
@@ -154,12 +157,78 @@ def test_the_stub_column_reads_to_do() -> None:
 
 def test_hidden_tests_grade_with_the_same_result_and_diagnoses(tmp_path: Path) -> None:
     stubs.make_workspace(tmp_path)
-    shutil.copy(TEACHER / "wrong" / "ex01_mul_sum.py", tmp_path / "ex01_mul_sum.py")
+    source = solution(1).read_text(encoding="utf-8")
+    (tmp_path / "ex01_mul_sum.py").write_text(source.replace("return grad * b, grad * a", "return b, a"))
     shutil.copy(solution(7), tmp_path / "ex07_custom_function.py")
-    wrong, solved = grader.check(tmp_path, ["U1.1", "U5.3"], jobs=2, tests_dir=TEACHER / "hidden")
-    assert (wrong.id, wrong.status, wrong.tests_passed, wrong.tests_total) == ("U1.1", "failed", 0, 2)
-    assert "the upstream gradient is ignored" in wrong.details and wrong.tests[0].name.startswith("test_random")
-    assert (solved.id, solved.status, solved.tests_total) == ("U5.3", "passed", 2)
+    hidden = TEACHER / "hidden"  # the teacher's own hidden tests
+    wrong, solved = grader.check(tmp_path, ["U1.1", "U5.3"], jobs=2, tests_dir=hidden)
+    counts = [catalog.count_tests(catalog.test_files(catalog.get(i), hidden)) for i in ("U1.1", "U5.3")]
+    assert (wrong.id, wrong.status, wrong.tests_total) == ("U1.1", "failed", counts[0])
+    assert "the upstream gradient is ignored" in wrong.details
+    assert (solved.id, solved.status, solved.tests_total) == ("U5.3", "passed", counts[1])
+
+
+# -- grading without optional packages (NOTE [Which skips are allowed] in runner.py) -----------------------
+HAS_TORCH = importlib.util.find_spec("torch") is not None
+
+
+def solved_workspace(folder: Path, *keys: str) -> Path:
+    stubs.make_workspace(folder)
+    for key in keys:
+        shutil.copy(solution(key), folder / catalog.get(key).filename)
+    return folder
+
+
+def test_a_test_skipped_for_pytorch_is_not_a_failure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MICROGRAD2_NO_TORCH", "1")  # as if PyTorch were not installed
+    results = grader.check(solved_workspace(tmp_path, "U4.1", "U4.2"), ["U4.1", "U4.2"], jobs=2)
+    for r, live in zip(results, ("test_hvp_matches_torch", "test_the_log_and_the_clipped_gradients_match_torch")):
+        assert r.status == "passed" and r.tests_passed == r.tests_total - 1, r.summary
+        assert r.summary == f"skipped: PyTorch turned off (MICROGRAD2_NO_TORCH=1) ({live}); 6 tests passed"
+        assert [(t.name, t.needs) for t in r.skipped] == [(live, "PyTorch")]
+    row = reporting.table(results).splitlines()[2]
+    assert " passed " in row and "skipped: PyTorch turned off" in row
+
+
+@pytest.mark.slow  # PyTorch's import: about 3 s of CPU time per runner
+@pytest.mark.skipif(not HAS_TORCH, reason="needs PyTorch installed: the live comparison runs")
+def test_with_pytorch_installed_the_live_comparisons_run(tmp_path: Path) -> None:
+    results = grader.check(solved_workspace(tmp_path, "U4.1", "U4.2"), ["U4.1", "U4.2"], jobs=2)
+    assert [(r.status, r.tests_passed == r.tests_total, r.skipped) for r in results] == [("passed", True, [])] * 2
+
+
+def test_an_exercise_whose_tests_all_skipped_is_not_graded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MICROGRAD2_NO_TORCH", "1")
+    hidden = tmp_path / "hidden"
+    hidden.mkdir()
+    (hidden / "test_ex07_custom_function.py").write_text(
+        "import pytest\n\ndef test_live():\n    pytest.importorskip('torch')\n")
+    [r] = grader.check(solved_workspace(tmp_path / "ws", "U5.3"), ["U5.3"], tests_dir=hidden)
+    assert (r.status, r.passed, r.summary) == ("not graded", False, "not graded: needs PyTorch")
+    assert reporting.passed_line([r]) == "0/1 exercises passed; 1 not graded: needs PyTorch"
+
+
+def test_every_public_test_file_has_a_test_that_runs_without_pytorch() -> None:
+    for e in catalog.EXERCISES:
+        tree = ast.parse(e.test_file.read_text(encoding="utf-8"))
+        tests = [f for f in tree.body if isinstance(f, ast.FunctionDef) and f.name.startswith("test_")]
+        free = [f for f in tests if "torch" not in ast.unparse(f)]
+        assert free, f"{e.id}: every public test needs PyTorch; add one that does not (finite differences)"
+
+
+def test_no_failure_is_ever_shown_without_a_reason() -> None:
+    exercise = catalog.get("U1.1")
+    quiet = [{"name": "test_a", "outcome": outcome, "message": "", "details": ""}
+             for outcome in ("failed", "error", "skipped")]
+    reports = [None, {}, {"finished": True}, {"finished": True, "tests": []}, {"timed_out": True},
+               {"finished": True, "import_error": "  "}, {"finished": True, "tests": quiet},
+               *({"finished": True, "tests": [{"name": "test_ok", "outcome": "passed"}, t]} for t in quiet)]
+    for report in reports:
+        for output in ("", "\n"):
+            r = grader.result_of(exercise, report, output, False, 3.0, 0.1)
+            assert r.passed or r.summary.strip(), (report, r)
+            row = reporting.table([r]).splitlines()[2]
+            assert r.passed or row.endswith(r.summary) or row.endswith("…")
 
 
 def test_selection_reads_units_ids_and_aliases() -> None:

@@ -27,7 +27,7 @@ def test_list_gives_number_title_and_goal_of_each_lesson() -> None:
     result = cli("list")
     assert result.exit_code == 0
     lines = result.output.splitlines()
-    assert [int(line.split()[0]) for line in lines] == list(range(1, 9))
+    assert [int(line.split()[0]) for line in lines] == list(range(1, 11))
     assert "A minimal graph" in lines[0] and "Block 1" in lines[0]
 
 
@@ -50,7 +50,9 @@ def test_a_script_lesson_shows_each_cells_source_then_output_then_narration() ->
     result = cli("run", "3", "--no-color")
     assert result.exit_code == 0, result.output
     out = result.output
-    assert out.lstrip().startswith("Lesson 3: Gradients accumulate")
+    engine, lesson = out.lstrip().split("\n", 1)  # a run opens with the engine it runs on
+    assert engine == "engine: the reference core" and lesson.lstrip().startswith(
+        "Lesson 3: Gradients accumulate")
     source = out.index("  │ for i in range(3):")
     printed = out.index("after backward 1: x.grad = 3.0", source)
     narrated = out.index("What autograd did (the tracer's narration):", printed)
@@ -173,9 +175,9 @@ def test_json_of_a_script_lesson_is_events_checks_and_a_lesson_record() -> None:
 def test_run_all_numbers_the_files_of_each_lesson(tmp_path: Path) -> None:
     result = cli("run", "all", "--no-trace", "--no-color", "--graph", str(tmp_path / "g.dot"))
     assert result.exit_code == 0, result.output
-    assert sorted(p.name for p in tmp_path.iterdir()) == [f"g-{n:02d}.dot" for n in range(1, 9)]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f"g-{n:02d}.dot" for n in range(1, 11)]
     last = result.output.rstrip().splitlines()[-1]
-    assert re.fullmatch(r"All 8 lessons: \d+ checks: .*; all pass\.", last), last
+    assert re.fullmatch(r"All 10 lessons: \d+ checks: .*; all pass\.", last), last
 
 
 def test_show_prints_the_lesson_source() -> None:
@@ -253,9 +255,9 @@ def test_completion_offers_the_lesson_numbers_and_all() -> None:
     ctx = click.Context(click.Command("run"))
     param = click.Argument(["which"])
     offered = [c.value for c in lesson_command.LessonNumber(allow_all=True).shell_complete(ctx, param, "")]
-    assert offered == [str(n) for n in range(1, 9)] + ["all"]
+    assert offered == [str(n) for n in range(1, 11)] + ["all"]
     only = [c.value for c in lesson_command.LessonNumber(allow_all=False).shell_complete(ctx, param, "1")]
-    assert only == ["1"]
+    assert only == ["1", "10"]
 
 
 def test_the_lessons_are_found_without_an_install_from_a_source_checkout() -> None:
@@ -304,7 +306,7 @@ def test_ctrl_c_in_run_all_says_what_finished_and_exits_130(monkeypatch: pytest.
     monkeypatch.setattr(lesson_command, "_run_one", interrupted_after_the_first)
     result = cli("run", "all", "--no-trace", "--no-color")
     assert result.exit_code == 130
-    assert "stopped (Ctrl-C) after 1 of 8 lessons; finished: lesson 1 ✓" in result.output
+    assert "stopped (Ctrl-C) after 1 of 10 lessons; finished: lesson 1 ✓" in result.output
     assert "Aborted" not in result.output
 
 

@@ -81,3 +81,18 @@ def test_narrate_cells_needs_ipython() -> None:
 
     with pytest.raises(RuntimeError, match="Jupyter"):
         narrate_cells()
+
+
+def test_passes_are_told_in_the_order_they_ran_numbered_within_their_cell() -> None:
+    x = mg.Value(2.0, requires_grad=True, label="x")
+    narrator = CellNarrator(color=False)
+    narrator.start()
+    (x * 3).backward()
+    narrator.stop()
+    narrator.start()  # a cell whose second pass repeats an earlier graph and whose third is new
+    (x + 1).backward()
+    (x * 3).backward()
+    (x - 1).backward()
+    heads = [ln.strip()[:33] for ln in narrator.stop().splitlines() if "backward pass" in ln]
+    assert heads == ["backward pass 1 from x + 1 = 3.0 ", "backward pass 2 from x·3 = 6.0 (M",
+                     "backward pass 3 from x − 1 = 1.0 "]

@@ -1,6 +1,7 @@
 """Every lesson script becomes a notebook (``micrograd2 lesson notebook N``) that runs headless in a real
 Python kernel (nbclient): every cell runs, every check passes, narration sits under its cell and the
-graph shows as a picture."""
+graph shows as a picture; and that a notebook already there (the student's, maybe edited) is not
+overwritten without ``--force``."""
 from __future__ import annotations
 
 import ast
@@ -26,14 +27,38 @@ NUMBERS = list(lesson_command.lesson_names())
 
 
 def test_every_lesson_is_executed_as_a_notebook() -> None:
-    """All eight lessons are percent scripts, so the test below runs each of them as a notebook."""
-    assert NUMBERS == list(range(1, 9))
+    """All ten lessons are percent scripts, so the test below runs each of them as a notebook."""
+    assert NUMBERS == list(range(1, 11))
+
+
+def test_a_notebook_the_student_edited_is_not_overwritten_without_force(tmp_path: Path) -> None:
+    """The issue's finding: ``lesson notebook 1 -o nb`` run again silently overwrote the student's notebook."""
+    folder = tmp_path / "nb"
+    first = CliRunner().invoke(main, ["lesson", "notebook", "1", "-o", str(folder)])
+    path = folder / f"{lesson_command.lesson_names()[1]}.ipynb"
+    assert first.exit_code == 0 and first.output == f"wrote {path}\n"
+    notebook = nbformat.read(str(path), as_version=4)
+    notebook.cells[1].source += "\n# my note"  # the student's edit
+    nbformat.write(notebook, str(path))
+    edited = path.read_bytes()
+
+    again = CliRunner().invoke(main, ["lesson", "notebook", "1", "-o", str(folder)])
+    assert again.exit_code == 2
+    assert again.output == (f"Error: {path} already exists and may hold your edits, so it was left as it is. "
+                            "What to do: pass --force to overwrite it, or write into another folder.\n")
+    assert path.read_bytes() == edited
+
+    forced = CliRunner().invoke(main, ["lesson", "notebook", "1", "-o", str(folder), "--force"])
+    assert forced.exit_code == 0 and path.read_bytes() != edited
+    assert "# my note" not in path.read_text(encoding="utf-8")
+    assert nbformat.read(str(path), as_version=4).cells[0].metadata["tags"] == ["micrograd2"]
 
 
 def backward_runners(sources: Iterable[str]) -> re.Pattern[str]:
-    """A pattern for code that runs a backward pass: a call of backward, grad, gradcheck, an optimizer or
-    scaler step, the article's snippet (exec), or of a lesson function whose body does one of these."""
-    calls = {"backward", "grad", "gradcheck", "step", "exec"}
+    """A pattern for code that runs a backward pass: a call of backward, grad, gradcheck, jacobian, an
+    optimizer or scaler step, the article's snippet (exec), or of a lesson function whose body does one
+    of these."""
+    calls = {"backward", "grad", "gradcheck", "jacobian", "step", "exec"}
     functions = {}
     for source in sources:
         for node in ast.walk(ast.parse(source)):

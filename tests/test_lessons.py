@@ -42,8 +42,16 @@ def run_python(path: Path, **env: str) -> subprocess.CompletedProcess[str]:
 
 
 # -- every lesson ------------------------------------------------------------------------------------------
-def test_there_are_eight_lessons_numbered_from_one() -> None:
-    assert NUMBERS == list(range(1, 9))
+def test_there_are_ten_lessons_numbered_from_one() -> None:
+    assert NUMBERS == list(range(1, 11))
+
+
+def test_each_exercise_follows_a_lesson_and_u3_u4_follow_lessons_9_and_10() -> None:
+    from micrograd2.exercises import catalog
+
+    assert {e.lesson for e in catalog.EXERCISES} <= set(NUMBERS)
+    assert {e.lesson for e in catalog.EXERCISES if e.unit == "U3"} == {9}
+    assert {e.lesson for e in catalog.EXERCISES if e.unit == "U4"} == {10}
 
 
 @pytest.mark.parametrize("number", NUMBERS)
@@ -187,6 +195,11 @@ INPUT_EDITS = {
     6: ("gradients = [1.0, math.inf, math.inf, math.nan]", "gradients = [1.0, math.inf, 1.0, math.nan]",
         "a clean step, inf, inf again, nan: (stepped?, scale)", 1),
     8: ("x0 = 2.0\n", "x0 = 1.5\n", "with retain_grad(): (h.grad, x.grad) = (2h, 8x): (6.0, 12.0)", 1),
+    9: ("X = [[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], [[-1.0, 0.0], [2.0, -2.0], [0.5, 1.0]]]",
+        "X = [[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], [[-1.0, 0.0], [2.0, -2.0], [0.5, 3.0]]]",
+        "x * p, x (2, 3, 2), p (3, 1): p.grad summed over axes 0 and 2", 1),
+    10: ("X0, V0 = [1.0, 2.0, 3.0], [1.0, 0.0, 1.0]", "X0, V0 = [1.0, 2.0, 3.0], [0.0, 1.0, 1.0]",
+         "H·v = 4q·v + 8·(x·v)·x", 1),
 }
 
 
@@ -254,3 +267,30 @@ def test_without_interactive_a_prediction_prints_its_question_and_answer_and_nev
     assert len(asked) == 3 and sum(line.startswith("    · it is ") for line in out) == 3
     assert any(line.startswith("    · it is b) an error: z2 has no grad_fn") for line in out)
     assert not (tmp_path / "predictions.json").exists() and "predictions:" not in done.output
+
+
+# -- the playground (Pyodide, no NumPy): a lesson that needs NumPy says so in one line ----------
+@pytest.mark.parametrize("name", ["09_tensors", "10_beyond"])
+def test_in_the_playground_a_lesson_that_needs_numpy_says_so_in_one_line_and_counts_nothing(
+        name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """playground/src/playground.py, the page's Python side, in CPython (NOTE [A lesson that needs
+    NumPy]); the page itself is tested in Chromium by test_playground.py."""
+    glue_file = ROOT / "playground" / "src" / "playground.py"
+    spec = importlib.util.spec_from_file_location("playground", glue_file)
+    assert spec is not None and spec.loader is not None
+    glue = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "playground", glue)
+    spec.loader.exec_module(glue)
+    monkeypatch.setitem(sys.modules, "numpy", None)  # as in the page: no NumPy, no PyTorch
+    monkeypatch.setenv("MICROGRAD2_NO_TORCH", "1")
+    cells = json.loads(glue.open_lesson(name))
+    runs = [json.loads(glue.run_cell(i, lambda _: None))
+            for i, c in enumerate(cells) if c["kind"] == "code"]
+    assert [r["error"] for r in runs] == [None] * len(runs)
+    said = "".join(r["output"] for r in runs).splitlines()
+    number = int(name[:2])
+    assert said == [f"  ⚠ Lesson {number} needs NumPy, which this page cannot load (it has no "
+                    f"network): none of its cells runs here. Run it where NumPy is installed: "
+                    f"micrograd2 lesson run {number}."]
+    assert [r["needsNumpy"] for r in runs].count(True) == 1
+    assert json.loads(glue.finish_lesson(lambda _: None)) == {"output": "", "summary": ""}

@@ -266,3 +266,99 @@ def test_a_node_of_several_outputs_shows_no_sum() -> None:
         (first * second + first).backward()
     line = next(line for line in t.narrate(color=False).splitlines() if "UnbindBackward0" in line)
     assert " = " not in line.split("upstream")[1]
+
+
+# -- the narration tells the truth (issue 34, item 6) ------------------------------------------------
+def test_a_hook_that_changes_a_sum_is_shown_after_the_sum() -> None:
+    with mg.trace() as t:
+        x = mg.Value(2.0, requires_grad=True, label="x")
+        y = x * 3
+        y.label = "y"
+        y.register_hook(lambda g: g * 2)
+        (y + y).backward()
+    text = t.narrate(color=False)
+    assert "upstream 4.0   (1.0 + 1.0 = 2.0, then the hook: 4.0)" in text
+    assert "= 1.0 + 1.0" not in text  # 4.0 = 1.0 + 1.0 is false arithmetic
+    with mg.trace() as t:
+        x = mg.Value(2.0, requires_grad=True, label="x")
+        x.register_hook(lambda g: g * 2)
+        (x * 3 + x * 3).backward()
+    assert "x.grad: None → 12.0   (received 3.0 + 3.0 = 6.0, then the hook: 12.0)" in t.narrate(color=False)
+
+
+def test_a_gradient_rounded_on_its_way_is_printed_rounded() -> None:
+    """The next step never shows an upstream that the line before did not print."""
+    with mg.trace() as t:
+        w = mg.Value(0.5, requires_grad=True, dtype="float32", label="w")
+        h = w.to("float16")
+        h.label = "h"
+        (h * 1e-8).backward()
+    lines = t.narrate(color=False).splitlines()
+    assert "        → h: 1.0 × 1e-08 = 1e-08, rounded to float16: 0.0" in lines
+    assert lines[lines.index("        → h: 1.0 × 1e-08 = 1e-08, rounded to float16: 0.0") + 2].endswith(
+        "upstream 0.0")
+    with mg.trace() as t:  # a change six digits would hide is shown with all of its digits
+        w = mg.Value(0.5, requires_grad=True, dtype="float32", label="w")
+        (w * 1e-8).backward()
+    assert "w: 1.0 × 1e-08 = 1e-08, rounded to float32: 9.99999993922529e-09" in t.narrate(color=False)
+
+
+def test_a_float16_sum_is_not_written_as_exact() -> None:
+    with mg.trace() as t:
+        x = mg.Value(1.0, requires_grad=True, dtype="float16", label="x")
+        y = x * 1.0
+        y.label = "y"
+        (y * 1.0 + y * 0.0001).backward()
+    text = t.narrate(color=False)
+    assert "upstream 1.0 ≈ 0.000100017 + 1.0" in text and "upstream 1.0 = " not in text
+    with mg.trace() as t:
+        x = mg.Value(1.0, requires_grad=True, dtype="float16", label="x")
+        (x * 1.0 + x * 0.0001).backward()
+    assert "(received 0.000100017 + 1.0, summed in its dtype)" in t.narrate(color=False)
+
+
+def test_an_op_not_recorded_gives_the_real_reason() -> None:
+    with mg.trace() as t:
+        x = mg.Value(2.0, requires_grad=True, label="x")
+        with mg.no_grad():
+            _ = x * 3
+        _ = mg.Value(2.0, label="c") * 3
+        with mg.inference_mode():
+            _ = x * 4
+    assert t.narrate("full", color=False).splitlines() == [
+        "forward  x·3 = 6.0   (not recorded: grad mode is off)",
+        "forward  c·3 = 6.0   (not recorded: no input requires grad)",
+        "forward  x·4 = 8.0   (not recorded: inference mode)",
+    ]
+
+
+def test_labels_name_each_value_once_and_read_as_written() -> None:
+    with mg.trace() as t:
+        x = mg.Value(2.0, requires_grad=True, label="x")
+        (x.detach() * 3 + x * 5).backward()
+    assert "x.detach()·3 + x·5 = 16.0" in t.narrate(color=False)
+    with mg.trace() as t:  # two Values with one label (a neuron called twice) meet in one op
+        a, b = mg.Value(1.0, requires_grad=True), mg.Value(3.0, requires_grad=True)
+        u, v = a * 2, b * 2
+        u.label = v.label = "l2.n0"
+        ((u - v) ** 2).backward()
+    text = t.narrate(color=False)
+    assert "(l2.n0 − l2.n0′)^2 = 16.0" in text and "→ l2.n0′: -8.0 × (−1) = 8.0" in text
+    with mg.trace() as t:  # a retained gradient of an expression, and tanh's local derivative
+        a = mg.Value(2.0, requires_grad=True)
+        b = a * 2.0
+        b.retain_grad()
+        b.tanh().backward()
+    text = t.narrate(color=False)
+    assert "retain_grad     (leaf#1·2.0).grad: None → " in text and "(leaf#1·2.0).grad = 0.00134095" in text
+    assert "1.0 × (1 − tanh²(leaf#1·2.0)) (1 − 0.999329²)" in text
+
+
+def test_steps_are_numbered_from_1_in_each_pass_and_events_keep_theirs() -> None:
+    with mg.trace() as t:
+        x = mg.Value(2.0, requires_grad=True, label="x")
+        (x * 3).backward()
+        (x * 4 + 1.0).backward()
+    text = t.narrate(color=False)
+    assert [ln[:6] for ln in text.splitlines() if ln.startswith("step")] == ["step 1", "step 1", "step 2"]
+    assert [e.step for e in t.backward_events()] == [1, 2, 3]  # API.md: steps count on across passes

@@ -1,4 +1,5 @@
-"""Packaging: every package is listed in setup.cfg, and importing micrograd2 stays light."""
+"""Packaging: every package is listed in setup.cfg, importing micrograd2 stays light, and the sdist
+leaves the teacher's folder and the tests out (tests/test_dist.py opens the archives)."""
 from __future__ import annotations
 
 import configparser
@@ -29,3 +30,16 @@ def test_importing_micrograd2_imports_no_third_party_module() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert out.stdout.strip() == "[]"
+
+
+def test_the_sdist_prunes_the_teachers_folder_and_the_tests() -> None:
+    rules = [line.split() for line in (ROOT / "MANIFEST.in").read_text().splitlines()
+             if line.strip() and not line.startswith("#")]
+    assert ["prune", "teacher"] in rules and ["prune", "tests"] in rules
+
+
+def test_the_test_extra_brings_what_make_dist_needs() -> None:
+    cfg = configparser.ConfigParser()
+    cfg.read(ROOT / "setup.cfg")
+    wanted = {line.split(">")[0].strip() for line in cfg["options.extras_require"]["test"].split()}
+    assert {"setuptools", "wheel"} <= wanted

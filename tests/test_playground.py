@@ -3,7 +3,9 @@
 The browser tests build the playground (``make playground``, or reuse a build of the same
 sources), serve it on 127.0.0.1 on a free port, and drive Debian's Chromium headless through
 Selenium.  They skip, with the reason, where Node.js or Chromium is missing; with
-``MICROGRAD2_REQUIRE_BROWSER=1`` (as ``.ci/run`` sets) a skip is a failure.  They print the time
+``MICROGRAD2_REQUIRE_BROWSER=1`` (as ``.ci/run`` sets) a skip is a failure.  Attacks by the code
+a page runs (hostile ``_repr_svg_``, step-through pages, lesson answers, labels) must run no
+script: the sanitizer stops them, and the page's Content-Security-Policy stops what gets past it.  They print the time
 from load to ready and a rerun of block 2 (``-s`` shows them); benchmarks/bench_playground.py
 measures the page's weight and its first output, cold and cached.
 """
@@ -176,6 +178,27 @@ def test_a_lessons_numpy_cells_are_reported_and_the_cells_using_them_skipped(
     assert json.loads(glue.finish_lesson(lambda _: None))["summary"].endswith("; all pass.")
 
 
+def test_the_page_declares_its_policy_and_serve_py_sends_it_to_every_file() -> None:
+    serve = load_module("playground_serve", PLAYGROUND / "serve.py")
+    meta = serve.policy(PLAYGROUND / "src")
+    assert meta is not None
+    policy = {d.split()[0]: d.split()[1:] for d in meta.split("; ")}
+    assert policy["default-src"] == ["'self'"] and policy["object-src"] == ["'none'"]
+    assert policy["script-src"] == ["'self'", "'wasm-unsafe-eval'"]  # no inline script, no eval
+    assert policy["worker-src"] == ["'self'"] and policy["base-uri"] == ["'none'"]
+    assert [k for k, v in policy.items() if "'unsafe-inline'" in v] == ["style-src"]
+    assert not any(s.startswith(("http", "data:", "blob:", "*")) for v in policy.values() for s in v)
+    import urllib.request
+
+    server = Server(PLAYGROUND / "src", isolated=True)
+    try:
+        for name in ("index.html", "worker.js"):  # the worker's own policy comes with its file
+            with urllib.request.urlopen(f"{server.origin}/{name}") as answer:
+                assert answer.headers["Content-Security-Policy"] == meta
+    finally:
+        server.close()
+
+
 # ── the page in Chromium ──────────────────────────────────────────────────────────────────────
 
 
@@ -202,6 +225,8 @@ def sources_hash() -> str:
             )
         ),
         ROOT / "setup.cfg",
+        ROOT / "MANIFEST.in",
+        ROOT / "tools" / "dist.py",
         *sorted(p for p in (ROOT / "micrograd2").rglob("*") if "__pycache__" not in p.parts),
         *sorted((ROOT / "lessons").glob("*.py")),
     ]
@@ -528,3 +553,232 @@ def test_without_isolation_stop_restarts_python_and_says_so(built: Path, tmp_pat
     finally:
         driver.quit()
         server.close()
+
+
+# ── untrusted code and output (NOTE [The worker's answers are untrusted] in src/sanitize.js) ──
+
+PWN = "parent.pwned = (parent.pwned || 0) + 1"  # what an attack runs, if it runs: counts in the page
+IMG = f'<img src="x" onerror="{PWN}">'
+FOREIGN = (
+    '<svg xmlns="http://www.w3.org/2000/svg"><foreignObject width="90" height="90">'
+    f'<img xmlns="http://www.w3.org/1999/xhtml" src="x" onerror="{PWN}"/></foreignObject></svg>'
+)
+LINKS = (
+    '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink">'
+    f'<a xlink:href="javascript:{PWN}"><text y="20">one</text></a>'
+    f'<a href="javascript:{PWN}"><text y="40">two</text></a>'
+    '<a href="data:text/html,&lt;script&gt;parent.pwned=1&lt;/script&gt;"><text y="60">3</text></a>'
+    '<a xlink:href="#node1"><text y="80">inside</text></a></svg>'
+)
+EVIL = (
+    "class Evil:\n"
+    "    def __init__(self, markup):\n        self.markup = markup\n"
+    "    def _repr_svg_(self):\n        return self.markup\n"
+)
+BLOCK_2 = (
+    "import micrograd2 as mg\n"
+    "x = [mg.Value(2.0, requires_grad=True, label='x[0]'), mg.Value(3.0, requires_grad=True)]\n"
+    "w = [mg.Value(4.0, requires_grad=True, label='w[0]'), mg.Value(5.0, requires_grad=True)]\n"
+    "z = mg.sum(a * b for a, b in zip(x, w))\nz.backward()\nz\n"
+)
+HOSTILE = "</script><script>" + PWN + "</script>" + IMG  # a label, a lesson's prose, an error
+RESTORE = "import importlib, playground\nimportlib.reload(playground)\n"  # its functions back
+WATCH = (  # runs in every document the page opens (the step-through frame too), before its scripts
+    "window.violations = [];"
+    "document.addEventListener('securitypolicyviolation',"
+    " (e) => window.violations.push(e.violatedDirective + ' ' + e.blockedURI));"
+)
+
+
+@pytest.fixture(scope="module")
+def watched(page: tuple[Any, Server]) -> tuple[Any, Server]:
+    """The page reloaded with its CSP violations recorded (``window.violations``) from the start,
+    from a shared link that shows a diagram attack: it must run nothing until Run is pressed."""
+    driver, server = page
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": WATCH})
+    source = f"{EVIL}show(Evil({IMG!r}))\n"
+    fragment = base64.urlsafe_b64encode(source.encode()).decode().rstrip("=")
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    driver.get("about:blank")  # a new document, not a move within the page to its fragment
+    driver.get(f"{server.origin}/#code={fragment}")
+    WebDriverWait(driver, WAIT_S).until(lambda d: d.execute_script("return !!window.micrograd2"))
+    call(driver, "window.micrograd2.ready")
+    assert driver.execute_script("return [window.pwned, window.violations]") == [None, []]
+    return driver, server
+
+
+def no_script_ran(driver: Any) -> None:
+    """Nothing an attack ran: no count in the page or its frame, and no violation of the policy
+    (the sanitizer stopped each attack before the policy had to)."""
+    from selenium.webdriver.common.by import By
+
+    assert driver.execute_script("return [window.pwned, window.violations]") == [None, []]
+    driver.switch_to.frame(driver.find_element(By.ID, "steps-frame"))
+    try:
+        assert driver.execute_script("return [window.pwned, window.violations || []]") == [None, []]
+    finally:
+        driver.switch_to.default_content()
+
+
+def graph_markup(driver: Any) -> str:
+    return str(driver.execute_script("return document.getElementById('graph').innerHTML"))
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_diagrams_from_a_run_are_sanitized(watched: tuple[Any, Server]) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    driver, _ = watched
+    driver.find_element(By.ID, "run").click()  # the shared link's show(Evil(<img onerror>))
+    WebDriverWait(driver, WAIT_S).until(lambda d: d.find_element(By.ID, "status").text.startswith("Ran"))
+    for code in (f"Evil({FOREIGN!r})", f"show(Evil({IMG!r}))\nEvil({LINKS!r})"):
+        result = call(driver, "window.micrograd2.run(args[0])", EVIL + code)
+        assert result["error"] is None and result["svgs"]
+        shown = graph_markup(driver)
+        assert not re.search(r"<img|<foreignObject|onerror|javascript:|data:", shown, re.I), shown
+    links = driver.find_elements(By.CSS_SELECTOR, "#graph a")
+    assert driver.execute_script(
+        "return [...document.querySelectorAll('#graph a')].map((a) => a.getAttribute('xlink:href')"
+        " ?? a.getAttributeNS('http://www.w3.org/1999/xlink', 'href'))"
+    ) == [None, None, None, "#node1"]  # only the link within the picture is kept
+    for a in links:
+        driver.execute_script("arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))", a)
+    labelled = call(
+        driver,
+        "window.micrograd2.run(args[0])",
+        f"import micrograd2 as mg\nv = mg.Value(2.0, requires_grad=True, label={HOSTILE!r})\n"
+        f"z = v * v\nz.label = {HOSTILE!r}\nz.backward()\nz",
+    )
+    assert labelled["error"] is None and "&lt;/script&gt;&lt;script&gt;" in labelled["svgs"][0]
+    assert "&lt;/script&gt;&lt;script&gt;" in graph_markup(driver)
+    no_script_ran(driver)
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_graphvizs_own_output_and_the_step_through_frames_survive_the_sanitizer(
+    watched: tuple[Any, Server],
+) -> None:
+    from selenium.webdriver.common.by import By
+
+    driver, _ = watched
+    result = call(driver, "window.micrograd2.run(args[0])", BLOCK_2)
+    count = (
+        "const raw = new DOMParser().parseFromString(args[0], 'image/svg+xml');"
+        "const kept = document.querySelector('#graph svg');"
+        "return [raw.querySelectorAll('*').length, kept.querySelectorAll('*').length + 1,"
+        " kept.querySelectorAll('g.node title').length, kept.querySelectorAll('g[id]').length];"
+    )
+    raw, kept, titles, ids = call(driver, f"(() => {{ {count} }})()", result["svgs"][0])
+    assert raw == kept and titles >= 9 and ids >= titles  # every element of dot's SVG kept
+    driver.find_element(By.ID, "steps").click()
+    frame = driver.find_element(By.ID, "steps-frame")
+    driver.switch_to.frame(frame)
+    try:
+        from selenium.webdriver.support.ui import WebDriverWait
+
+        WebDriverWait(driver, WAIT_S).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".frame svg"))
+        scripts = driver.execute_script(
+            "return [...document.scripts].map((s) => s.type || s.getAttribute('src'))"
+        )
+        assert scripts == ["application/json", "stepper.js"]  # its data and this origin's script
+        driver.find_element(By.ID, "next").click()
+        assert "step 2 of 3" in driver.find_element(By.ID, "position").text
+    finally:
+        driver.switch_to.default_content()
+    no_script_ran(driver)
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_a_step_through_page_from_the_worker_is_sanitized(watched: tuple[Any, Server]) -> None:
+    """Code can replace the worker's step-through page: its scripts, handlers and pictures."""
+    from selenium.webdriver.common.by import By
+
+    driver, _ = watched
+    forms = json.dumps({"passes": [{"forms": {"0": [IMG, FOREIGN]}}], "frames": [[0, IMG, [0, 1], -1]]})
+    page = (
+        f"<html><body><script>{PWN}</script>{IMG}<section class='frame' data-step='1'"
+        f" data-total='1'><div class='graph'></div></section><div class='passes' hidden>"
+        f"<svg><g id='still0_0'>{FOREIGN}</g></svg></div>"
+        f"<script type='application/json' id='stills'>{forms}</script>"
+        f"<button id='prev' onclick='{PWN}'>p</button><button id='next'>n</button>"
+        "<span id='position'></span></body></html>"
+    )
+    code = f"import playground\nplayground.stepper_page = lambda: {page!r}\nprint('swapped')\n"
+    assert call(driver, "window.micrograd2.run(args[0])", code)["output"] == "swapped\n"
+    try:
+        html = call(driver, "window.micrograd2.stepper()")
+    finally:
+        call(driver, "window.micrograd2.run(args[0])", RESTORE)
+    assert html == page  # what the worker sent; the frame shows it sanitized
+    driver.switch_to.frame(driver.find_element(By.ID, "steps-frame"))
+    try:
+        found = driver.execute_script(
+            "return [document.querySelectorAll('img, foreignObject, [onclick]').length,"
+            " [...document.scripts].map((s) => s.type || s.getAttribute('src'))]"
+        )
+        assert found == [0, ["application/json", "stepper.js"]]
+        driver.find_element(By.ID, "prev").click()
+    finally:
+        driver.switch_to.default_content()
+    no_script_ran(driver)
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_lesson_text_errors_and_the_graders_table_are_shown_as_text(
+    watched: tuple[Any, Server],
+) -> None:
+    from selenium.webdriver.common.by import By
+
+    driver, _ = watched
+    cells = json.dumps([{"kind": "markdown", "source": f"# {HOSTILE}\n\n{HOSTILE}", "line": 1},
+                        {"kind": "code", "source": HOSTILE, "line": 4}])
+    ran = json.dumps({"output": HOSTILE, "svgs": [IMG], "error": HOSTILE, "needsNumpy": False})
+    code = (  # the worker's lesson answers, replaced by the code it runs
+        f"import playground\nplayground.open_lesson = lambda name: {cells!r}\n"
+        f"playground.run_cell = lambda index, emit: {ran!r}\n"
+        f"playground.finish_lesson = lambda emit: {json.dumps({'output': '', 'summary': HOSTILE})!r}\n"
+    )
+    try:
+        call(driver, "window.micrograd2.run(args[0])", code)
+        lesson = call(driver, "window.micrograd2.runLesson('01_minimal_graph')")
+    finally:
+        call(driver, "window.micrograd2.run(args[0])", RESTORE)
+    assert lesson["summary"] == HOSTILE and f"{HOSTILE}{HOSTILE}" in lesson["output"]
+    assert driver.find_elements(By.CSS_SELECTOR, "#lesson img, #graph img, #lesson script") == []
+    shown = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#lesson h3, #lesson .summary")]
+    assert shown == [HOSTILE, HOSTILE]
+    key = first_exercise(driver)
+    graded = call(
+        driver,
+        "window.micrograd2.checkExercise(args[0], args[1])",
+        key,
+        f"raise RuntimeError({HOSTILE!r})\n",
+    )
+    assert graded["status"] != "passed" and driver.find_elements(By.CSS_SELECTOR, "#output img") == []
+    error = call(driver, "window.micrograd2.run(args[0])", f"raise ValueError({HOSTILE!r})")
+    assert error["error"].endswith(HOSTILE) and HOSTILE in driver.find_element(By.ID, "output").text
+    no_script_ran(driver)
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_the_policy_stops_what_the_sanitizer_would_let_through(watched: tuple[Any, Server]) -> None:
+    """Defence in depth: markup put in the page past the sanitizer still runs no script (the
+    policy is enforced twice here: the page's ``<meta>`` and serve.py's header)."""
+    driver, _ = watched
+    markup = f'{IMG}<a id="evil" href="javascript:{PWN}">x</a>'
+    driver.execute_script(
+        "const box = document.createElement('div'); box.innerHTML = arguments[0];"
+        "document.body.append(box); document.getElementById('evil').click();",
+        markup,
+    )
+    call(driver, "new Promise((done) => setTimeout(done, 500))")
+    pwned, violations = driver.execute_script("return [window.pwned, window.violations]")
+    assert pwned is None  # the handler and the link, each stopped by both copies of the policy:
+    assert sorted(violations) == ["script-src-attr inline"] * 2 + ["script-src-elem inline"] * 2

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import hostile_trace
 
 import micrograd2 as mg
 from micrograd2.viz import GraphvizMissingWarning
@@ -101,3 +102,16 @@ def test_the_commands_graph_options_take_the_suffixes_render_writes() -> None:
     for command in (["lesson", "run", "2"], ["trace", __file__]):
         result = CliRunner().invoke(main, [*command, "--graph", "g.txt"])
         assert result.exit_code == 2 and f"must end in {', '.join(GRAPH_SUFFIXES)}" in result.output
+
+
+@needs_dot
+def test_hostile_labels_render_and_show_in_jupyter(tmp_path: Path) -> None:
+    """NOTE [Labels are text] in viz/dot.py: no label makes dot fail, or becomes markup."""
+    _, xs, z = hostile_trace()
+    for view in ("autograd", "value"):
+        svg = Path(mg.render(mg.draw(z, view=view), tmp_path / f"{view}.svg")).read_text()
+        assert "&lt;/script&gt;&lt;script&gt;alert(1)" in svg and "<script" not in svg
+        assert "C:\\temp\\new\\" in svg and "&lt;b&gt;bold&lt;/b&gt;" in svg
+    jupyter = z._repr_svg_()
+    assert jupyter is not None and "x²·∑ → é ✓" in jupyter and "<img" not in jupyter
+    assert xs[4]._repr_svg_() is not None  # "{a | b} <port>" alone

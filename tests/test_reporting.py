@@ -71,3 +71,22 @@ def test_the_json_report_lists_every_test(tmp_path: Path) -> None:
     second = data["exercises"][1]
     assert second["id"] == "U1.2" and second["status"] == "failed" and second["tests_total"] == 3
     assert second["details"] == LONG and {"name", "outcome", "message", "details"} <= set(second["tests"][0])
+
+
+def test_a_skip_is_shown_on_a_passed_row_and_a_not_graded_exercise_is_counted_apart() -> None:
+    skipped = CaseResult("test_live", "skipped", "skipped: PyTorch not installed", "skipped: PyTorch not installed",
+                         needs="PyTorch")
+    passed = ExerciseResult("U4.1", "u4_double_backward", "Double backward", "passed",
+                            "skipped: PyTorch not installed (test_live); 1 test passed", 1.0, 2,
+                            [CaseResult("test_ok", "passed"), skipped])
+    not_graded = ExerciseResult("U4.2", "u4_hooks", "Hooks", "not graded", "not graded: needs PyTorch", 1.0, 1,
+                                [skipped], details="not graded: needs PyTorch")
+    lines = reporting.table([passed, not_graded]).splitlines()
+    assert lines[0].split()[-1] == "skipped"
+    assert lines[2].endswith(" passed       1/2   skipped: PyTorch not installed (test_live); 1 test passed")
+    assert lines[3].endswith(" not graded   0/1   not graded: needs PyTorch")
+    text = reporting.render([passed, not_graded], verbose=True)
+    assert "Exercise U4.1, Double backward: passed, with tests skipped:\n  test_live: skipped: PyTorch" in text
+    assert text.splitlines()[-1] == "1/2 exercises passed; 1 not graded: needs PyTorch"
+    assert "Exercise U4.2, Hooks: not graded, every test skipped:\n  test_live: skipped: PyTorch" in text
+    assert "Exercise U4.2" not in reporting.render([passed, not_graded])  # its row said it all

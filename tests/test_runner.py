@@ -23,7 +23,7 @@ from micrograd2.exercises import catalog, harness, runner, stubs
 from micrograd2.exercises.harness import Mistake
 
 ROOT = Path(__file__).resolve().parent.parent
-TEACHER = Path(__file__).resolve().parent / "teacher"
+TEACHER = ROOT / "teacher"
 
 
 def test_a_missing_file_is_an_error_that_says_how_to_restore_it(tmp_path: Path) -> None:
@@ -92,12 +92,115 @@ def test_hidden_tests_replace_the_public_ones(tmp_path: Path) -> None:
     stubs.make_workspace(tmp_path / "ws")
     exercise = catalog.get("U5.3")
     shutil.copy(TEACHER / "solutions" / exercise.filename, tmp_path / "ws" / exercise.filename)
-    hidden = runner_report("U5.3", tmp_path / "ws", tmp_path / "hidden.json", "--tests", str(TEACHER / "hidden"))
-    assert [t["name"] for t in hidden["tests"]] == ["test_hypot_of_a_pythagorean_triple",
-                                                    "test_square_and_double_twice"]
+    (tmp_path / "hidden").mkdir()
+    (tmp_path / "hidden" / "test_ex07_custom_function_more.py").write_text(
+        "import micrograd2 as mg\nfrom micrograd2.exercises.harness import load_student\n\n"
+        "def test_hypot():\n    hypot = load_student('ex07_custom_function').Hypot\n"
+        "    assert hypot.apply(mg.Value(3.0), mg.Value(4.0)).data == 5.0\n\n"
+        "def test_two():\n    pass\n")
+    hidden = runner_report("U5.3", tmp_path / "ws", tmp_path / "hidden.json", "--tests", str(tmp_path / "hidden"))
+    assert [t["name"] for t in hidden["tests"]] == ["test_hypot", "test_two"]
     assert [t["outcome"] for t in hidden["tests"]] == ["passed", "passed"] and hidden["exit_code"] == 0
-    none = runner_report("U2.1", tmp_path / "ws", tmp_path / "none.json", "--tests", str(TEACHER / "hidden"))
+    none = runner_report("U2.1", tmp_path / "ws", tmp_path / "none.json", "--tests", str(tmp_path / "hidden"))
     assert none["import_error"].endswith("holds no test_ex03_topo_order*.py for exercise U2.1") and not none["tests"]
+
+
+# -- skips: NOTE [Which skips are allowed] in runner.py -----------------------------------------------------
+SKIPPING_TESTS = """\
+import pytest
+
+import micrograd2 as mg
+from micrograd2.exercises.harness import load_student
+
+
+def student():
+    return load_student("ex07_custom_function")
+
+
+def test_runs():
+    assert student().Hypot.apply(mg.Value(3.0), mg.Value(4.0)).data == 5.0
+
+
+def test_live_against_torch():
+    pytest.importorskip("torch")
+    assert False, "not reached: torch is turned off"
+
+
+@pytest.mark.skip(reason="later")
+def test_marked_skip():
+    pass
+
+
+def test_student_skips():
+    student().skip_me()
+
+
+def test_student_importorskips():
+    student().needs_torch()
+
+
+def test_a_bare_assertion_error():
+    student().fail_silently()
+"""
+STUDENT_EXTRAS = """
+
+def skip_me():
+    import pytest
+    pytest.skip("not today")
+
+
+def needs_torch():
+    import pytest
+    pytest.importorskip("torch")
+
+
+def fail_silently():
+    raise AssertionError()
+"""
+
+
+def test_only_the_tests_own_importorskip_may_skip_and_no_failure_lacks_a_reason(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(runner.NO_TORCH, "1")  # torch absent, installed or not
+    stubs.make_workspace(tmp_path / "ws")
+    student = tmp_path / "ws" / "ex07_custom_function.py"
+    student.write_text((TEACHER / "solutions" / student.name).read_text() + STUDENT_EXTRAS)
+    (tmp_path / "hidden").mkdir()
+    (tmp_path / "hidden" / "test_ex07_custom_function.py").write_text(SKIPPING_TESTS)
+    report = runner_report("U5.3", tmp_path / "ws", tmp_path / "r.json", "--tests", str(tmp_path / "hidden"))
+    tests = {t["name"]: t for t in report["tests"]}
+    assert [t["outcome"] for t in report["tests"]] == ["passed", "skipped", "failed", "failed", "failed", "failed"]
+    assert tests["test_live_against_torch"]["message"] == "skipped: PyTorch turned off (MICROGRAD2_NO_TORCH=1)"
+    assert tests["test_live_against_torch"]["needs"] == "PyTorch"
+    assert tests["test_marked_skip"]["message"] == (
+        "the test was skipped (later), and a skip is not a pass: only the test's own pytest.importorskip of a "
+        "missing optional package may skip it")
+    lines = student.read_text().splitlines()
+    at = 1 + lines.index('    pytest.skip("not today")')
+    assert tests["test_student_skips"]["message"].startswith(
+        f"ex07_custom_function.py:{at}: the test was skipped (not today), and a skip is not a pass")
+    assert tests["test_student_skips"]["message"].endswith("; remove the skip from your code")
+    assert "a skip is not a pass" in tests["test_student_importorskips"]["message"]
+    assert tests["test_a_bare_assertion_error"]["message"] == (
+        f"ex07_custom_function.py:{len(lines)}: AssertionError (an assert with no message)")
+    assert all(t["message"] for t in report["tests"] if t["outcome"] != "passed")
+
+
+def test_a_test_file_skipped_whole_by_its_importorskip_is_recorded_as_such(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(runner.NO_TORCH, "1")
+    stubs.make_workspace(tmp_path / "ws")
+    (tmp_path / "hidden").mkdir()
+    (tmp_path / "hidden" / "test_ex07_custom_function.py").write_text(
+        "import pytest\n\ntorch = pytest.importorskip('torch')\n\ndef test_x():\n    pass\n")
+    (tmp_path / "hidden" / "test_ex01_mul_sum.py").write_text(
+        "import pytest\n\npytest.skip('not yet', allow_module_level=True)\n\ndef test_x():\n    pass\n")
+    whole = runner_report("U5.3", tmp_path / "ws", tmp_path / "a.json", "--tests", str(tmp_path / "hidden"))
+    assert [(t["name"], t["outcome"], t["needs"]) for t in whole["tests"]] == [
+        ("collecting test_ex07_custom_function.py", "skipped", "PyTorch")]
+    other = runner_report("U1.1", tmp_path / "ws", tmp_path / "b.json", "--tests", str(tmp_path / "hidden"))
+    [entry] = other["tests"]
+    assert entry["outcome"] == "failed" and entry["message"].startswith("the test was skipped (not yet), and a skip")
 
 
 def test_a_missing_module_fails_each_test_with_where_it_looked(tmp_path: Path,

@@ -23,7 +23,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from conftest import block2_trace
+from conftest import HOSTILE_LABELS, block2_trace, hostile_trace
 
 import micrograd2 as mg
 from micrograd2.tracing import Tracer
@@ -205,7 +205,7 @@ def test_a_hundred_step_page_is_small_and_its_frames_show_the_grads_of_their_ste
     assert len(found) >= 100 and page.count("<svg") == 1
     leaves = {n.label: n for n in from_pass(t, 1, False).nodes.values() if n.is_leaf}
     for label in ("l2.n0.w[0]", "l0.n0.w[0]", "l0.n0.b"):  # last layer first, then the first
-        box = re.compile(rf"<title>{re.escape(label)}</title>.*?</g>", re.S)
+        box = re.compile(rf"<title>{re.escape(leaves[label].id)} leaf</title>.*?</g>", re.S)  # its box
         for k in (0, len(shown) // 3, len(shown) // 2, len(shown) - 1):  # the grad of that step
             pr = progress(t, int(found[k][0]))
             node = leaves[label].id
@@ -273,6 +273,22 @@ def test_a_trace_without_backward_says_so(tmp_path: Path) -> None:
         mg.Value(1.0) + 2.0
     page = Path(stepper(t, tmp_path / "none.html")).read_text()
     assert "This trace has no backward step" in page
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="needs Graphviz's dot")
+def test_hostile_labels_draw_as_text_in_every_frame(tmp_path: Path) -> None:
+    """NOTE [Labels are text] in viz/dot.py: labels holding markup, quotes, backslashes, braces,
+    newlines and Unicode draw in every frame, and the page's only scripts are its own two."""
+    page = Path(stepper(hostile_trace()[0], tmp_path / "hostile.html")).read_text()
+    assert "Graphviz dot failed" not in page
+    assert len(frames(page)) == 1 + len(HOSTILE_LABELS)  # the sum, then each product
+    assert re.findall(r"<script[^>]*>", page) == ['<script type="application/json" id="stills">', "<script>"]
+    assert "<img" not in page and "<b>" not in page
+    for picture in pictures(page):
+        assert picture is not None
+        texts = ["".join(t.itertext()) for t in ET.fromstring(picture).iter(f"{SVG}text")]
+        for label in HOSTILE_LABELS:
+            assert all(any(part in text for text in texts) for part in label.split("\n")), label
 
 
 def chromium(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):

@@ -18,8 +18,8 @@ def test_tracer_unsubscribes_on_exit_and_on_exception() -> None:
     assert not events.listening
     with mg.trace():
         assert events.listening
-    assert not events.listening and events._listeners == []
+    assert not events.listening and events.listeners() == ()
     with pytest.raises(ZeroDivisionError):
         with mg.trace():
             1 / 0
-    assert not events.listening and events._listeners == []
+    assert not events.listening and events.listeners() == ()

@@ -26,7 +26,7 @@ from .grad_mode import (
 )
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .node import AccumulateGrad, Gradient, Node, gradient_edge
-from .variable import Variable, seeds
+from .variable import Variable, backward_to, seeds
 
 __all__ = [
     "AccumulateGrad", "Function", "GradcheckError", "Node", "Variable", "backward",
@@ -73,9 +73,14 @@ def grad(outputs: Variables, inputs: Variables, grad_outputs: object = None,
 
 
 def backward(tensors: Variables, grad_tensors: object = None, retain_graph: bool | None = None,
-             create_graph: bool = False) -> None:
-    """``autograd.backward``: backward from several outputs at once."""
+             create_graph: bool = False, inputs: Variables | None = None) -> None:
+    """``autograd.backward``: backward from several outputs at once.
+
+    With ``inputs`` (a Variable or several), only their ``.grad`` is accumulated."""
     outs = _as_tuple(tensors)
     grads: Sequence[object] = (_as_tuple(grad_tensors) if grad_tensors is not None
                                else (None,) * len(outs))
-    run_backward(outs, seeds(outs, grads, create_graph), retain_graph, create_graph)
+    seed = seeds(outs, grads, create_graph)
+    if inputs is not None:
+        return backward_to(outs, seed, retain_graph, create_graph, inputs)
+    run_backward(outs, seed, retain_graph, create_graph)

@@ -12,7 +12,8 @@ their outputs.
 * ``ctx.mark_dirty(x)``: forward changed the input ``x`` in place. The input Variable becomes the
   output: it takes its data, a new version, and this node as ``grad_fn`` (on a view, its base
   gets ``CopySlices``: NOTE [mark_dirty on a view]). This is refused on a leaf that requires
-  grad.
+  grad. Under ``no_grad`` the input keeps its history and the output is a new Variable sharing
+  its data, as in PyTorch.
 * ``backward`` returns one gradient per forward input (extra trailing ``None``s are dropped).
   It returns ``None`` for an input that is not a Value or Tensor. Each gradient is checked
   against its input, as PyTorch's ``validate_outputs`` does (NOTE [Validating a custom
@@ -23,6 +24,8 @@ their outputs.
 """
 from __future__ import annotations
 
+import inspect
+import weakref
 from typing import TYPE_CHECKING, Any, Callable
 
 from . import grad_mode, messages
@@ -77,11 +80,42 @@ def run_forward(fn: Any, ctx: Any, args: tuple[object, ...], attributes: dict[st
     ``setup_context(ctx, inputs, output)`` when the Function defines it (the form its current
     documentation teaches). ``inputs`` is the tuple of what forward received."""
     with grad_mode.no_grad():
-        if fn.setup_context is not base_setup_context:
-            raw = fn.forward(*args, **attributes)
-            fn.setup_context(ctx, args, raw)
+        if fn.setup_context is not base_setup_context:  # inputs with forward's defaults, as PyTorch
+            bound = inspect.signature(fn.forward).bind(*args, **attributes)
+            bound.apply_defaults()
+            raw = fn.forward(*bound.args, **bound.kwargs)
+            fn.setup_context(ctx, bound.args, raw)
             return raw
         return fn.forward(ctx, *args, **attributes)
+
+
+def without_variables(fn: Any, inputs: tuple[object, ...], attributes: dict[str, Any]) -> Any:
+    """``apply`` given no Value or Tensor: a custom Function's forward runs and its result is
+    returned as it is (nothing to record), as PyTorch's; a built-in op refuses."""
+    if not fn._node_class._user_function:
+        raise TypeError(f"{fn.__name__}.apply() needs at least one Value or Tensor input")
+    return run_forward(fn, fn.unrecorded_ctx(len(inputs)), inputs, attributes)
+
+
+def _needs_input_grad(node: Any) -> tuple[bool, ...]:
+    """A custom Function's ``needs_input_grad``: one flag per forward input, numbers included
+    (their edges are dropped: NOTE [No edge for a number])."""
+    needs = getattr(node, "_input_needs", None)
+    return needs if needs is not None else tuple(map(bool, node._next_nodes))
+
+
+NEEDS_INPUT_GRAD = property(_needs_input_grad)
+
+
+# NOTE [No edge for a number]
+# PyTorch gives a custom Function's node one edge per Tensor input: a number argument has none
+# (a built-in op keeps its ``(None, 0)``: ``x * 3`` has two ``next_functions``). ``backward``
+# still returns one gradient per forward input; ``checked`` keeps those of the Variables.
+def _drop_number_edges(ctx: Any, inputs: tuple[Any, ...]) -> None:
+    ctx._input_needs = tuple(map(bool, ctx._next_nodes))
+    keep = [k for k, x in enumerate(inputs) if hasattr(x, "grad_fn")]
+    ctx._next_nodes = tuple([ctx._next_nodes[k] for k in keep])
+    ctx._next_nrs = tuple([ctx._next_nrs[k] for k in keep])
 
 
 def base_setup_context(ctx: Any, inputs: tuple[object, ...], output: object) -> None:
@@ -104,12 +138,15 @@ def _passes_through(data: object, template: Variable) -> bool:
 def _own_dtype(data: object, dtype: str, template: Variable) -> tuple[str, bool]:
     """The dtype of a custom Function's output, and whether it may be differentiable.
 
-    It is the op's dtype, unless a Tensor's data is integer or bool: an index (``argmax``)
-    keeps its own dtype and has no gradient, as in PyTorch."""
+    A Tensor's output has the dtype of the array forward returned, as in PyTorch (a bfloat16
+    op's float32 storage stays bfloat16); an integer or bool one (an index) has no gradient.
+    A number (and a Value's output) takes the op's dtype."""
     own = getattr(data, "dtype", None)
-    if getattr(own, "kind", "f") in "iub" and template.backward_receives_variables:
+    if own is None or not template.backward_receives_variables:
+        return dtype, True
+    if own.kind in "iub":  # type: ignore[attr-defined]
         return str(own), False
-    return dtype, True
+    return (dtype if str(own) == ("float32" if dtype == "bfloat16" else dtype) else str(own)), True
 
 
 def outputs(ctx: Any, raw: Data, inputs: tuple[Any, ...], args: tuple[object, ...],
@@ -139,17 +176,58 @@ def outputs(ctx: Any, raw: Data, inputs: tuple[Any, ...], args: tuple[object, ..
         outs.append(out)
     variables = [out for out in outs if hasattr(out, "grad_fn")]  # not those passed through
     if recording and variables:
-        ctx._record(variables[0], inputs, args, raws[outs.index(variables[0])], dtype,
-                    (raws, outs) if several else None)
+        ctx._record(variables[0], inputs, args, raws[outs.index(variables[0])],
+                    variables[0].dtype, (raws, outs) if several else None)
     if custom:
         ctx._is_variable = tuple(hasattr(x, "grad_fn") for x in inputs)  # a Value or Tensor?
+        if ctx._user_function and not all(ctx._is_variable):
+            _drop_number_edges(ctx, inputs)
         ctx._input_shapes = tuple(getattr(x, "shape", None) for x in inputs)  # validated()
         ctx._outputs = tuple(getattr(out, "data", None) for out in outs)  # None: passed through
         ctx._several = len(outs) > 1
         ctx._kind = type(template)
         if ctx._dirty:
             outs = _dirty(ctx, outs, raws, inputs, recording)
+        elif recording and template.backward_receives_variables:
+            _mark_views(ctx, outs, args)
     return tuple(outs) if several else outs[0]
+
+
+# NOTE [An input returned as is]
+# A Tensor's forward that returns an input's array (or a view of it) makes an output that
+# shares the input's memory. PyTorch marks such an output a view made inside a custom Function
+# and refuses an in-place op on it in grad mode: the view's in-place rules would replace the
+# Function's backward. Here the output is listed in ``VIEWS`` (by id, while it lives), and the
+# Tensor's in-place check (``refuse_in_place``) reads the list.
+VIEWS: dict[int, tuple[weakref.ref[Any], str]] = {}
+
+
+def _mark_views(ctx: BackwardNode, outs: list[Any], args: tuple[object, ...]) -> None:
+    """List the recorded outputs that share an input's memory (NOTE [An input returned as is])."""
+    arrays = [a for a in args if hasattr(a, "shape")]
+    for k, out in enumerate(outs):
+        if getattr(out, "grad_fn", None) is None or not arrays:
+            continue
+        if any(out.data is a or out._backend.shares_memory(out.data, a) for a in arrays):
+            ref = weakref.ref(out, lambda _, key=id(out): VIEWS.pop(key, None))
+            VIEWS[id(out)] = (ref, IN_CUSTOM_VIEW.format(k=k, name=ctx._fn.__name__))
+
+
+IN_CUSTOM_VIEW = (
+    "Output {k} of {name} is a view and is being modified inplace. This view was created inside a "
+    "custom Function (or because an input was returned as-is) and the autograd logic to handle "
+    "view+inplace would override the custom backward associated with the custom Function, leading "
+    "to incorrect gradients. This behavior is forbidden.\n"
+    "What to do: clone the output of the custom Function (y = F.apply(x).clone()) before changing "
+    "it in place, or return a copy from forward."
+)
+
+
+def refuse_in_place(variable: Variable) -> None:
+    """In grad mode, PyTorch's error for an in-place op on an output listed in ``VIEWS``."""
+    entry = VIEWS.get(id(variable))
+    if entry is not None and entry[0]() is variable and grad_mode.is_grad_enabled():
+        raise RuntimeError(entry[1])
 
 
 NOT_RETURNED = (
@@ -177,6 +255,11 @@ def _dirty(ctx: BackwardNode, outs: list[Any], raws: tuple[Data, ...], inputs: t
         if k < 0 and len(raws) > 1:  # NOTE [Which output a dirty input becomes]
             raise RuntimeError(NOT_RETURNED)
         k = max(k, 0)
+        if not grad_mode.is_grad_enabled():  # PyTorch under no_grad: x changed, a new output
+            x._assign(outs[k].data)
+            x._bump_version()
+            outs[k]._share_version_counter(x)
+            continue
         if recording and x._requires_grad and x.grad_fn is None:
             raise RuntimeError(DIRTY_LEAF)
         if k == 0 and x is inputs[0] and outs[0].grad_fn is not None:
@@ -236,21 +319,23 @@ def checked(node: BackwardNode, grads: tuple[Gradient, ...]) -> tuple[Gradient, 
 
     Extra trailing ``None``s are dropped, a gradient for an input that was not a Value or
     Tensor is refused, and each other one is validated (``_validated``)."""
-    n = len(node._next_nodes)
+    n = len(node._is_variable)
     if len(grads) > n and all(g is None for g in grads[n:]):
         grads = grads[:n]
-    result = list(grads)
+    if len(grads) != n:
+        raise RuntimeError(messages.wrong_count(node, len(grads)).replace(
+            f"expected {len(node._next_nodes)}", f"expected {n}"))
+    result = []
     for k, (grad, is_variable) in enumerate(zip(grads, node._is_variable)):
-        if grad is None:
-            continue
-        if not is_variable:
+        if grad is not None and not is_variable:
             raise RuntimeError(
                 f"function {node.name()} returned a gradient different than None at position "
                 f"{k + 1}, but the corresponding forward input was not a Variable\n"
                 "What to do: return None for each input of forward that is a plain number "
                 "(or other non-Value)."
             )
-        result[k] = _validated(node, k, grad)
+        if is_variable or len(node._next_nodes) == n:  # NOTE [No edge for a number]
+            result.append(grad if grad is None else _validated(node, k, grad))
     return tuple(result)
 
 

@@ -26,6 +26,7 @@ from typing import Any, Callable, Sequence
 from . import anomaly, custom, events, grad_mode, messages
 from .node import (
     FREED,
+    INPUT,
     NOTHING_SAVED,
     OUTPUT,
     ZEROS,
@@ -154,9 +155,15 @@ class BackwardNode(custom.CustomContext, Node):
 
 
 def _saved_property(j: int) -> property:
-    """PyTorch's ``node._saved_<name>``: the j-th saved item, read as the tracer reads it."""
-    return property(lambda node: FREED if node._saved.freed
-                    else node._saved.entries(node, ())[j].data)
+    """PyTorch's ``node._saved_<name>``: the j-th saved item; a saved input is its Variable
+    (``y.grad_fn._saved_self is x``), anything else its data."""
+    def read(node: BackwardNode) -> Any:
+        if node._saved.freed:
+            return FREED
+        entry = node._saved.entries(node, ())[j]
+        return entry.variable if entry.role == INPUT and entry.variable is not None else entry.data
+
+    return property(read)
 
 
 class Function:
@@ -189,7 +196,7 @@ class Function:
                                 "saved_names": cls.saved_names}
         body.update({f"_saved_{n}": _saved_property(j) for j, n in enumerate(cls.saved_names)})
         if not builtin:  # a custom Function: custom.py's rules for its ctx and its gradients
-            body["_user_function"] = True
+            body.update(_user_function=True, needs_input_grad=custom.NEEDS_INPUT_GRAD)
         if not builtin or cls.differentiable_outputs:  # one gradient per output (custom.py)
             body["_per_output"] = True
         else:
@@ -222,8 +229,8 @@ class Function:
         if grad_mode.state.autocast is not None:  # inside mg.autocast: its policy casts inputs
             inputs = grad_mode.state.autocast(cls, inputs)
         variables = [x for x in inputs if isinstance(x, Variable)]
-        if not variables:
-            raise TypeError(f"{cls.__name__}.apply() needs at least one Value or Tensor input")
+        if not variables:  # (a custom Function's forward still runs: custom.py)
+            return custom.without_variables(cls, inputs, attributes)
         dtype = attributes["dtype"] if "dtype" in attributes else promoted(variables)
         record = grad_mode.state.grad_enabled and any(x._requires_grad for x in variables)
         ctx = cls._node_class(tuple([x if record and isinstance(x, Variable) and x._requires_grad
@@ -275,10 +282,19 @@ def once_differentiable(backward: Callable[..., Any]) -> Callable[..., object]:
             return outputs
         single = not isinstance(outputs, tuple)
         results = (outputs,) if single else outputs
-        marked = tuple(o if o is None else _DelayedError.apply(o, *tracked) for o in results)
+        marked = tuple(o if o is None else _DelayedError.apply(_fake_leaf(o, tracked[0]))
+                       for o in results)
         return marked[0] if single else marked
 
     return wrapper
+
+
+def _fake_leaf(result: Any, like: Variable) -> Variable:
+    """A new leaf requiring grad that holds ``result``: what PyTorch ties its ``Error`` node to
+    (so the node's ``next_functions`` is one ``AccumulateGrad`` per result)."""
+    leaf = result.detach() if isinstance(result, Variable) else like._wrap(result, like.dtype, None)
+    leaf.requires_grad_(True)
+    return leaf
 
 
 class _DelayedError(Function):
@@ -287,7 +303,7 @@ class _DelayedError(Function):
     node_name = "Error"
 
     @staticmethod
-    def forward(ctx, value, *tracked):
+    def forward(ctx, value):
         return value
 
     @staticmethod

@@ -2,8 +2,9 @@
 ``torch.autograd.functional.jacobian`` computes them (reverse mode, one backward pass per output
 element, no recursion).
 
-It works for functions of Values and of Tensors alike: it only asks a Variable for what each engine
-has (``detach``, ``reshape``, ``unbind``, ``*``, ``+``), so it imports no engine.
+It works for functions of Values and of Tensors alike: it asks a Variable for what each engine
+has (``detach``, ``reshape``, ``unbind``), and stacks a Tensor output's rows with its engine's
+``_stack``, so it imports no engine.
 """
 from __future__ import annotations
 
@@ -89,18 +90,13 @@ def _block(i: int, y: Any, j: int, x: Any, grads: list[Any], strict: bool) -> An
         raise RuntimeError(f"Output {i} of the user-provided function is independent of input {j}. "
                            "This is not allowed in strict mode.\n"
                            "What to do: pass strict=False to get zeros there.")
-    kind = type(x)
     shape = tuple(getattr(x, "shape", ()))
     rows = [_as_variable(g, x) for g in grads]
     if not getattr(y, "shape", ()):
         return rows[0]
-    n = len(rows)
-    out: Any = None
-    for k, row in enumerate(rows):  # Σₖ eₖ ⊗ ∂yₖ/∂x: recorded too, when create_graph is
-        one_hot = kind([1.0 if m == k else 0.0 for m in range(n)], dtype=x.dtype, device=x.device)
-        term = one_hot.reshape(n, *([1] * len(shape))) * row.reshape(1, *shape)
-        out = term if out is None else out + term
-    return out.reshape(*y.shape, *shape)
+    # the rows stacked, as PyTorch (a sum of one-hot products would turn 0·inf into nan)
+    stacked = type(rows[0])._stack([row.reshape(*shape) for row in rows], 0)
+    return stacked.reshape(*y.shape, *shape)
 
 
 def _as_variable(g: Any, x: Any) -> Any:

@@ -22,8 +22,13 @@ R = TypeVar("R")  # what a generator returns
 Policy = Callable[[type, tuple[Any, ...]], tuple[Any, ...]]  # autocast: (op, inputs) -> inputs
 
 
+# NOTE [Grad mode inside inference mode]
+# PyTorch's inference mode turns recording off below grad mode: inside it, ``enable_grad()`` makes
+# ``is_grad_enabled()`` True, yet no op records. So the switch the user sets (``user_grad``) and
+# the one every op reads (``grad_enabled``: the user's, outside inference mode) are two.
 class _ThreadState(threading.local):
     grad_enabled = True  # are ops recorded?
+    user_grad = True  # grad mode as set (is_grad_enabled())
     inference = False  # inside inference_mode()?
     autocast: Policy | None = None  # the active autocast policy, or None
 
@@ -32,12 +37,13 @@ state = _ThreadState()  # this thread's switches
 
 
 def is_grad_enabled() -> bool:
-    """True when new ops are recorded in the graph."""
-    return state.grad_enabled
+    """Grad mode: True when new ops are recorded, except inside ``inference_mode()``."""
+    return state.user_grad
 
 
 def _set_enabled(mode: bool) -> None:
-    state.grad_enabled = mode
+    state.user_grad = mode
+    state.grad_enabled = mode and not state.inference
 
 
 def autocast_policy() -> Any:
@@ -60,7 +66,7 @@ class _GradModeContext:
     _mode: bool
 
     def __enter__(self) -> None:
-        self._prev = state.grad_enabled
+        self._prev = state.user_grad
         _set_enabled(self._mode)
 
     def __exit__(self, *exc: object) -> None:
@@ -142,8 +148,9 @@ class inference_mode(_GradModeContext):
     PyTorch's ``InferenceMode(false)`` does. A context manager and a decorator, with or without
     parentheses.
 
-    One difference from PyTorch: results are not marked as "inference tensors". So using them
-    later in a recorded op works here, where PyTorch raises.
+    Inside it, ``enable_grad()`` sets grad mode but nothing records, as in PyTorch. One
+    difference: results are not marked as "inference tensors". So using them later in a
+    recorded op works here, where PyTorch raises.
     """
 
     def __new__(cls, mode: bool | Callable[..., object] = True) -> Any:
@@ -155,14 +162,14 @@ class inference_mode(_GradModeContext):
         self._on = bool(mode)
 
     def __enter__(self) -> None:
-        self._prev = state.grad_enabled
+        self._prev = state.user_grad
         self._prev_inference = state.inference
-        _set_enabled(not self._on)  # False turns grad mode on, even inside no_grad (PyTorch's)
         state.inference = self._on
+        _set_enabled(not self._on)  # False turns grad mode on, even inside no_grad (PyTorch's)
 
     def __exit__(self, *exc: object) -> None:
-        _set_enabled(self._prev)
         state.inference = self._prev_inference
+        _set_enabled(self._prev)
 
     def _clone(self) -> _GradModeContext:
         return inference_mode(self._on)
@@ -177,8 +184,11 @@ class set_grad_enabled(_GradModeContext):
     """``set_grad_enabled(flag)``: switches grad mode at once, and back when used with ``with``."""
 
     def __init__(self, mode: bool) -> None:
-        self._mode = bool(mode)
-        self._prev = state.grad_enabled
+        if type(mode) is not bool:  # PyTorch's check
+            raise TypeError("set_grad_enabled(): argument 'enabled' (position 1) must be bool, "
+                            f"not {type(mode).__name__}\nWhat to do: pass True or False.")
+        self._mode = mode
+        self._prev = state.user_grad
         _set_enabled(self._mode)
 
     def __enter__(self) -> None:

@@ -127,7 +127,7 @@ def before_backward(node: Node, grad: Gradient, variable: Variable | None) -> Gr
             continue
         result = hook(before)
         if result is not None:
-            grads[nr] = result
+            grads[nr] = _checked_gradient(result, before)
         if events.listening and before is not None and not getattr(hook, "retains_grad", False):
             events.emit("hook", node=node, variable=variable, hook=hook, before=before,
                         after=grads[nr])
@@ -169,10 +169,20 @@ def after_accumulate(node: Node, variable: Variable) -> None:
         hook(variable)
 
 
+def _checked_gradient(result: Any, before: Gradient) -> Gradient:
+    """What a Variable hook returned for a Tensor's gradient: a Tensor (PyTorch's TypeError)."""
+    if hasattr(before, "shape") and not hasattr(result, "shape"):
+        raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'\n"
+                        "What to do: return a Tensor (e.g. grad * 2), or None to keep it.")
+    return result
+
+
 def _same_count(hook: Hook, result: object, before: tuple[Gradient, ...]) -> tuple[Gradient, ...]:
-    """What a node hook returned in place of ``before``: as many values, each of its size and
-    dtype (PyTorch's checks)."""
-    result = tuple(result) if isinstance(result, (tuple, list)) else (result,)
+    """What a node hook returned in place of ``before``: a tuple of as many values, each of its
+    size and dtype (PyTorch's checks)."""
+    if type(result) is not tuple:
+        raise TypeError(f"expected tuple, but hook returned '{type(result).__name__}'\n"
+                        "What to do: return None, or a tuple with one gradient per entry received.")
     name = getattr(hook, "__name__", type(hook).__name__)
     if len(result) != len(before):
         raise RuntimeError(

@@ -149,7 +149,7 @@ class Variable:
         accumulated (leaves or not)."""
         seed = seeds((self,), (gradient,), create_graph)
         if inputs is not None:
-            return _backward_to(self, seed, retain_graph, create_graph, inputs)
+            return backward_to((self,), seed, retain_graph, create_graph, inputs)
         engine.run_backward((self,), seed, retain_graph, create_graph)
 
     # -- flags ------------------------------------------------------------------------------------
@@ -374,11 +374,11 @@ class Variable:
         return self.to(FLOAT64)
 
 
-def _backward_to(root: Variable, seed: list[Gradient], retain_graph: bool | None,
-                 create_graph: bool, inputs: capture.Inputs) -> None:
+def backward_to(roots: tuple[Variable, ...], seed: list[Gradient], retain_graph: bool | None,
+                create_graph: bool, inputs: capture.Inputs) -> None:
     """``backward(inputs=…)``: accumulate only into these inputs' ``.grad`` (leaves or not)."""
     chosen = capture.backward_inputs(inputs, Variable)
-    grads = engine.run_backward((root,), seed, retain_graph, create_graph, chosen,
+    grads = engine.run_backward(roots, seed, retain_graph, create_graph, chosen,
                                 allow_unused=True)
     for x, g in zip(chosen, grads or ()):
         if g is not None and x.grad_fn is None:  # (a non-leaf's retain_grad hook wrote it)

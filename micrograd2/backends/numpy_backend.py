@@ -59,7 +59,7 @@ def _sigmoid(x: Array) -> Array:
     """σ(x) = 1/(1 + e⁻ˣ), PyTorch's formula: e⁻ˣ overflowing to inf gives 0 (no cancellation:
     ½(1 + tanh(x/2)) would round σ(−20) to 0 in float32)."""
     with np.errstate(over="ignore"):
-        out = np.exp(-x)
+        out = _arr(np.exp(-x))  # (a 0-d result is a NumPy scalar, which ``out=`` refuses)
     out += 1
     return np.reciprocal(out, out=out)
 

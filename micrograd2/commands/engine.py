@@ -9,7 +9,6 @@ point then chooses the student's pieces once (``choose_from_environment``,
 """
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
@@ -82,7 +81,7 @@ def opening_line() -> str:
 
 def say_engine(as_json: bool = False) -> None:
     """Open a teaching run (a lesson, ``trace``, ``exercise check``) on the reference path, and
-    say so with ``opening_line`` (a JSON record of kind ``engine`` under ``--json``).
+    say so with ``opening_line`` (under ``--json``, nothing: a lesson's record says it).
 
     NOTE [Teaching runs read as they run]: a student steps through what they read, so these
     commands run on the core's reference record: a breakpoint in ``Value.__mul__`` or
@@ -94,8 +93,8 @@ def say_engine(as_json: bool = False) -> None:
 
     if engine.chosen() is None:
         pieces.choose(Value, pieces.REFERENCE)
-    line = opening_line()
-    click.echo(json.dumps({"kind": "engine", "text": line}) if as_json else line)
+    if not as_json:
+        click.echo(opening_line())
 
 
 def closing_line() -> str | None:

@@ -8,14 +8,17 @@ and the catalog are imported by the commands that use them.
 """
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, Sequence
+from typing import IO, TYPE_CHECKING, Any, Callable, Sequence, TypeVar
 
 import click
 
-from .engine import closing_line, engine_option
+from .engine import ENGINE, closing_line, engine_option, say_engine
+
+T = TypeVar("T")
 
 if TYPE_CHECKING:
     from ..exercises.catalog import Exercise
@@ -86,9 +89,12 @@ def start(directory: Path, force: bool) -> None:
         written = stubs.make_workspace(directory, force=force)
     except NotADirectoryError as error:
         raise click.UsageError(str(error)) from None
-    except FileExistsError:
-        raise click.UsageError(f"{directory} is not empty; choose a new directory, or pass --force to "
-                               "overwrite its exercise files with fresh stubs") from None
+    except FileExistsError:  # one line, exit 2, as every refusal to overwrite a student's files
+        from .overwrite import Refused
+
+        raise Refused(f"{directory} is not empty (your work may be in it), so nothing was written. What to do: "
+                      "choose a new directory, or pass --force to overwrite its exercise files with fresh stubs"
+                      ) from None
     except OSError as error:
         raise click.ClickException(f"could not write the workspace: {error}") from None
     click.echo(f"Wrote {len(written)} files to {directory}: {len(catalog.EXERCISES)} exercises.")
@@ -96,46 +102,87 @@ def start(directory: Path, force: bool) -> None:
                "your own engine's holes are in engine/ (U1.3, U2.3: `micrograd2 lesson run 1 --engine engine`)")
 
 
-@command.command()
-@click.argument("directory", type=click.Path(file_okay=False, path_type=Path), default=".", required=False)
-@click.argument("which", required=False)
+CHECK_HELP = """Grade the workspace DIR (default: the current folder), or only the exercises ID...: each a
+unit (U2), an exercise (U2.1) or its old number (3).  `check U2` grades unit U2 of the current
+folder; `check ws U1.1 U5.3` two exercises of ws.
+
+With --class CLASS, grade every immediate subfolder of CLASS that is a workspace (a student,
+keyed by its folder's name; other folders are listed as skipped), and write the class's grades:
+a CSV (--csv; default CLASS/grades.csv) with one column per exercise (pass, fail, not graded,
+to do, error), then passed k/n, hints used and predictions right/answered; and a JSON with every
+reason (--json; default CLASS/grades.json).  Hints and predictions are informational: the
+student's own machine records them (hints.jsonl, predictions.json in the workspace).  Exits 0
+when every workspace was graded.
+
+Exit codes: 0 all passed (with --class: every workspace graded), 1 not all passed, 2 a usage
+error."""
+
+
+@command.command(help=CHECK_HELP)
+@click.argument("arguments", nargs=-1, metavar="[DIR] [ID]...")
+@click.option("--class", "class_dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              metavar="CLASS", help="Grade every workspace in this folder (one student per subfolder).")
 @click.option("--tests", "tests_dir", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
               help="Grade with the hidden tests in this folder (test_<module>*.py per exercise) instead of the "
-                   "public ones; without WHICH, the exercises it has tests for.")
+                   "public ones; without ID, the exercises it has tests for.")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
               help="Seconds of CPU time each exercise may use before it counts as a timeout "
                    "[default: 4× the reference solution's, at least 3 s].")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also write a machine-readable report to this file.")
-@click.option("--jobs", type=click.IntRange(min=1), default=None, help="Exercises graded at once (default: up to 4).")
+              help="Also write a machine-readable report to this file (with --class: the class's, "
+                   "default CLASS/grades.json).")
+@click.option("--csv", "csv_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="With --class: write the class's grades to this CSV file [default: CLASS/grades.csv].")
+@click.option("--jobs", type=click.IntRange(min=1), default=None,
+              help="Exercises graded at once (default: up to 4; with --class, one per CPU).")
 @click.option("-v", "--verbose", is_flag=True, help="List every failing test, not only each exercise's first.")
 @engine_option()
-def check(directory: Path, which: str | None, tests_dir: Path | None, timeout: float | None,
-          json_path: Path | None, jobs: int | None, verbose: bool) -> None:
-    """Grade the workspace DIRECTORY (default: the current folder), or only WHICH: a unit (U2), an exercise
-    (U2.1) or its old number (3).
-
-    `check U2` grades unit U2 of the current folder; `check 3` exercise 3 (U2.1)."""
-    from ..exercises import grader, reporting
-
-    if which is None and not directory.is_dir() and _names_exercises(str(directory)):
-        directory, which = Path("."), str(directory)
-    ids = _selection(which) if which is not None else None
+def check(arguments: tuple[str, ...], class_dir: Path | None, tests_dir: Path | None, timeout: float | None,
+          json_path: Path | None, csv_path: Path | None, jobs: int | None, verbose: bool) -> None:
+    directory, ids = _check_arguments(arguments, class_dir)
     if tests_dir is not None:
         ids = _hidden_selection(tests_dir, ids)
+    if class_dir is not None:
+        _check_class(class_dir, ids, tests_dir, timeout, json_path, csv_path, jobs)
+        return
+    if csv_path is not None:
+        raise click.UsageError("--csv writes a class's grades: use it with --class CLASS")
+    _check_workspace(directory, ids, tests_dir, timeout, json_path, jobs, verbose)
+
+
+def _check_arguments(arguments: Sequence[str], class_dir: Path | None) -> tuple[Path, list[str] | None]:
+    """``[DIR] [ID]...`` read once: the workspace (default: here) and the exercises' ids (None: all).
+
+    The first argument is DIR unless it names exercises and is not a folder (`check 3`: exercise 3
+    here); with --class every argument is an ID."""
+    rest = list(arguments)
+    directory = Path(".")
+    if rest and class_dir is None and (Path(rest[0]).is_dir() or not _names_exercises(rest[0])):
+        directory = Path(rest.pop(0))
+    for key in rest:
+        if class_dir is not None and not _names_exercises(key) and Path(key).is_dir():
+            raise click.UsageError(f"--class grades the workspaces in {class_dir}; name no workspace "
+                                   f"{key} as well (after --class, give exercise IDs only)")
+    ids = [i for key in rest for i in _selection(key)]
+    return directory, (list(dict.fromkeys(ids)) if rest else None)
+
+
+def _check_workspace(directory: Path, ids: list[str] | None, tests_dir: Path | None, timeout: float | None,
+                     json_path: Path | None, jobs: int | None, verbose: bool) -> None:
+    """Grade one workspace: the table, the diagnoses, the JSON report; exit 1 unless all passed."""
+    from ..exercises import activity, grader, reporting
+
     if not directory.is_dir() or not grader.is_workspace(directory):
         raise click.UsageError(f"{directory} is not an exercise workspace "
                                f"(run `micrograd2 exercise start {directory}`)")
-    try:
-        results = grader.check(directory, ids, timeout=timeout, jobs=jobs, status=_status_line(sys.stderr),
-                               tests_dir=tests_dir)
-    except KeyboardInterrupt as stop:
-        click.echo(f"\ngrading stopped ({'SIGTERM' if isinstance(stop, grader.Stopped) else 'Ctrl-C'}): "
-                   "every running exercise was ended", err=True)
-        sys.exit(143 if isinstance(stop, grader.Stopped) else 130)
+    say_engine()  # the first line: which engine the runners grade on
+    results = _stoppable(lambda: grader.check(directory, ids, timeout=timeout, jobs=jobs,
+                                              status=_status_line(sys.stderr), tests_dir=tests_dir))
     if json_path is not None:
+        data = reporting.report(results, directory, timeout, tests_dir)
+        data["informational"] = activity.read(directory).as_json()
         try:
-            reporting.write_report(json_path, reporting.report(results, directory, timeout, tests_dir))
+            reporting.write_report(json_path, data)
         except OSError as error:
             raise click.ClickException(f"could not write {json_path}: {error}") from None
     width = max(80, shutil.get_terminal_size((120, 24)).columns)
@@ -145,6 +192,45 @@ def check(directory: Path, which: str | None, tests_dir: Path | None, timeout: f
         click.echo(engine)
     if engine or not all(r.passed for r in results):
         raise click.exceptions.Exit(1)
+
+
+def _check_class(class_dir: Path, ids: list[str] | None, tests_dir: Path | None, timeout: float | None,
+                 json_path: Path | None, csv_path: Path | None, jobs: int | None) -> None:
+    """Grade every workspace of ``class_dir``; write the CSV and the JSON; exit 0 once all are graded."""
+    from ..exercises import classroom
+
+    if os.environ.get(ENGINE):
+        raise click.UsageError("--class grades each workspace on its own engine/ (U1.3, U2.3, U5.6); "
+                               f"leave out --engine (and unset {ENGINE})")
+    workspaces, _ = classroom.find_workspaces(class_dir)
+    if not workspaces:
+        raise click.UsageError(f"{class_dir} holds no workspace: --class CLASS grades the subfolders of "
+                               "CLASS that `micrograd2 exercise start` made (one per student)")
+    say_engine()
+    report = _stoppable(lambda: classroom.grade_class(class_dir, ids, timeout=timeout, jobs=jobs,
+                                                      status=_status_line(sys.stderr, by_workspace=True),
+                                                      tests_dir=tests_dir))
+    csv_path = csv_path or class_dir / "grades.csv"
+    json_path = json_path or class_dir / "grades.json"
+    try:
+        classroom.write(report, csv_path, json_path)
+    except OSError as error:
+        raise click.ClickException(f"could not write the class's grades: {error}") from None
+    click.echo(classroom.table(report))
+    click.echo(f"\n{len(report.students)} workspaces graded: {csv_path} (one cell per exercise), {json_path} "
+               "(every reason). Hints and predictions are informational: each student's machine records them.")
+
+
+def _stoppable(grade: Callable[[], T]) -> T:
+    """``grade()``, or on Ctrl-C or SIGTERM a line saying every runner was ended, and exit 130 or 143."""
+    from ..exercises import grader
+
+    try:
+        return grade()
+    except KeyboardInterrupt as stop:
+        click.echo(f"\ngrading stopped ({'SIGTERM' if isinstance(stop, grader.Stopped) else 'Ctrl-C'}): "
+                   "every running exercise was ended", err=True)
+        sys.exit(143 if isinstance(stop, grader.Stopped) else 130)
 
 
 def _hidden_selection(tests_dir: Path, ids: list[str] | None) -> list[str]:
@@ -170,15 +256,19 @@ def _hidden_selection(tests_dir: Path, ids: list[str] | None) -> list[str]:
     return found
 
 
-def _status_line(stream: IO[str]) -> Any:
-    """On a terminal, a line that says which exercises are running (rewritten in place, cleared at the end)."""
+def _status_line(stream: IO[str], by_workspace: bool = False) -> Any:
+    """On a terminal, a line that says which exercises are running (rewritten in place, cleared at the end);
+    ``by_workspace``: each named with its workspace's folder (``alice/U2.1``)."""
     if not stream.isatty():
         return None
     shown = {"text": ""}
 
+    def name(run: Run) -> str:
+        return f"{run.workspace.name}/{run.exercise.id}" if by_workspace else run.exercise.id
+
     def show(running: Sequence[Run], finished: int, total: int) -> None:
         if running:
-            now = ", ".join(f"{r.exercise.id} ({r.elapsed:.0f} s)" for r in running)
+            now = ", ".join(f"{name(r)} ({r.elapsed:.0f} s)" for r in running)
             text = f"grading: {finished}/{total} done; running exercise {now}"
         else:
             text = ""
@@ -196,8 +286,11 @@ def _status_line(stream: IO[str]) -> Any:
 @click.option("--level", "level_option", type=int, default=None,
               help="1 is a nudge; the last is nearly the answer (same as the LEVEL argument).")
 def hint(exercise_key: str, level: int | None, level_option: int | None) -> None:
-    """Print hint LEVEL (default 1) of EXERCISE (an id, U2.1, or its old number, 3): `hint U2.1 2`."""
-    from ..exercises import catalog
+    """Print hint LEVEL (default 1) of EXERCISE (an id, U2.1, or its old number, 3): `hint U2.1 2`.
+
+    In a workspace (the current folder, or $MICROGRAD2_WORKSPACE) each hint shown is logged in its
+    hints.jsonl, which your teacher's class report counts (informational)."""
+    from ..exercises import activity, catalog
 
     exercise = _exercise(exercise_key)
     level = level if level is not None else (level_option if level_option is not None else 1)
@@ -208,3 +301,9 @@ def hint(exercise_key: str, level: int | None, level_option: int | None) -> None
     click.echo(catalog.hint(exercise.id, level))
     if level < count:
         click.echo(f"(more: micrograd2 exercise hint {exercise.id} {level + 1})")
+    workspace = activity.current_workspace()
+    if workspace is not None:
+        try:
+            activity.log_hint(workspace, exercise.id, level)
+        except OSError as error:  # the hint was shown; only its log is missing
+            click.echo(f"warning: could not log the hint in {workspace / activity.HINTS_FILE}: {error}", err=True)

@@ -22,7 +22,7 @@ import click
 
 from ..tracing.narrate import VERBOSITIES, use_color
 from .diagram import graph_option, html_option, refused_page, too_long
-from .engine import closing_line, engine_option, say_engine
+from .engine import closing_line, engine_option, opening_line, say_engine
 from .lesson_cells import Header, Printer, header, run_script
 from .reference import reference_option
 from .trace import warnings_in_one_line
@@ -126,11 +126,15 @@ def show(number: int) -> None:
 @click.argument("number", type=LessonNumber(allow_all=False))
 @click.option("-o", "--output-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
               show_default=True, help="The folder to write NN_name.ipynb into.")
-def notebook(number: int, output_dir: Path) -> None:
-    """Write lesson N as a Jupyter notebook, NN_name.ipynb (needs: pip install 'micrograd2[notebook]')."""
+@click.option("--force", is_flag=True,
+              help="Overwrite NN_name.ipynb if it is already there (your edits in it are lost).")
+def notebook(number: int, output_dir: Path, force: bool) -> None:
+    """Write lesson N as a Jupyter notebook, NN_name.ipynb (needs: pip install 'micrograd2[notebook]').
+
+    A notebook already there is left as it is (it may hold your edits) unless you pass --force."""
     from .lesson_notebook import write_notebook
 
-    written = write_notebook(source(number), output_dir / f"{lesson_names()[number]}.ipynb")
+    written = write_notebook(source(number), output_dir / f"{lesson_names()[number]}.ipynb", force=force)
     click.echo(f"wrote {written}")
 
 
@@ -261,7 +265,7 @@ def _lesson_record(about: Header, ran: Ran) -> None:
                            "checks": len(ran.checks), "failed": failed,
                            "live": sum(c.against == "live" for c in ran.checks),
                            "recorded": sum(c.against == "recorded" for c in ran.checks),
-                           "ok": ran.problem is None}))
+                           "ok": ran.problem is None, "engine": opening_line()}))
 
 
 def _overall(done: list[Ran], as_json: bool) -> None:

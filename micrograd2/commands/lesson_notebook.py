@@ -4,6 +4,7 @@ jupytext reads the percent-format script (``# %%`` cells) into a notebook.  One
 cell is added in front: it calls ``narrate_cells()``, so in Jupyter each cell's
 backward passes are narrated under its output, as ``micrograd2 lesson run`` does.
 Diagrams show inline: ``show_graph`` returns an object with ``_repr_svg_``.
+A notebook already there is not overwritten without ``--force`` (``overwrite.py``).
 """
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import click
+
+from .overwrite import write_new
 
 NARRATION_CELL = (
     "# Added by `micrograd2 lesson notebook`: each cell's backward passes are narrated under its output.\n"
@@ -32,12 +35,14 @@ def to_notebook(text: str) -> Any:
     return notebook
 
 
-def write_notebook(text: str, target: Path) -> Path:
-    """Write the script ``text`` as the notebook ``target``; return its path."""
+def write_notebook(text: str, target: Path, force: bool = False) -> Path:
+    """Write the script ``text`` as the notebook ``target``; return its path.
+
+    A notebook already at ``target`` may hold the student's edits: without ``force`` it is
+    left as it is and ``overwrite.Refused`` ends the command (exit 2)."""
     nbformat = _needs("nbformat")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    nbformat.write(to_notebook(text), str(target))
-    return target
+    written = nbformat.writes(to_notebook(text))
+    return write_new(target, written if written.endswith("\n") else written + "\n", force)
 
 
 def _needs(name: str) -> Any:

@@ -32,13 +32,13 @@ class Unit:
     hours: float
 
 
-UNITS: tuple[Unit, ...] = (
-    Unit("U0", "on paper: gradients by hand, forward vs reverse mode", 2),
-    Unit("U1", "record: Functions, ctx and what forward saves", 5),
-    Unit("U2", "walk: topological order, backprop, accumulation", 7),
-    Unit("U3", "tensors: broadcasting, reductions, matmul's VJP", 7),
-    Unit("U4", "beyond: higher order, hooks, checkpointing, forward mode", 4),
-    Unit("U5", "capstone: training on your own engine", 7),
+UNITS: tuple[Unit, ...] = (  # hours: the estimate of docs/course_plan.md (tests/test_course_plan.py)
+    Unit("U0", "on paper: gradients by hand, forward vs reverse mode", 1),
+    Unit("U1", "record: a Value from scratch, Functions, ctx and what forward saves", 3.5),
+    Unit("U2", "walk: topological order, backprop, accumulation", 3.5),
+    Unit("U3", "tensors: broadcasting, reductions, matmul's VJP", 2.5),
+    Unit("U4", "beyond: higher order, hooks, checkpointing, forward mode", 3.5),
+    Unit("U5", "capstone: training on your engine's pieces", 4.5),
 )
 
 
@@ -121,10 +121,32 @@ EXERCISES: tuple[Exercise, ...] = (
             "Forward mode: one pass per input, and every pass evaluates all N ops (on dual numbers).  "
             "Reverse mode: one forward pass, then ONE backward pass that calls each of the N nodes once "
             "and reaches every input.  Which of the two grows with n?",
-            "forward_mode_cost = (n, n·N); reverse_mode_cost = (1, N).  A loss of a million parameters "
-            "costs one backward pass in reverse mode but a million passes in forward mode: that is why "
-            "deep learning backpropagates.  For f: R -> R^m it turns round: forward mode needs 1 pass, "
-            "reverse mode m (one per output).  cheaper_mode: 'forward' if n < m else 'reverse'.",
+            "Count passes first, then ops: every pass, of either mode, calls each of the N ops "
+            "once, so its ops are its passes times N.  Forward mode needs one pass per input "
+            "direction; reverse mode one pass per output, whatever n is.  cheaper_mode compares "
+            "the two counts of passes, n against m.",
+        ),
+    ),
+    Exercise(  # micrograd-sized, the whole engine the student's own; checked by value_checks.py
+        "U1", 0, "u1_value_from_scratch", "A Value from scratch", 2,
+        "write a micrograd-sized Value: data, grad, _backward closures for +, * and tanh, and the "
+        "order backward() calls them in; compared with micrograd2 on the article's blocks 1-2",
+        (
+            "Each op makes a new Value that remembers its inputs (_prev) and gets a closure, "
+            "_backward, that knows how to send the new Value's gradient on to them.  It cannot run "
+            "when the op runs: out.grad is only known once everything computed from out has sent "
+            "its share.  What must backward() do first, and in which order must the closures run?",
+            "Inside an op, define _backward after out exists, so it can read out.grad later.  "
+            "Chain rule: an input receives its local derivative (∂out/∂input: 1 for +, the OTHER "
+            "input for *, 1 − t² for tanh with t the output) times out.grad.  A Value used twice "
+            "(x*x, or h in h*h + h) receives from each use, so the closure adds, never assigns.  "
+            "The order: the root first, and every Value before the Values it was computed from.",
+            "The idea is a depth-first post-order, reversed: a recursive helper visits a Value's "
+            "_prev before appending the Value itself, skips a Value already visited (a set), and the "
+            "finished list is reversed so the root comes first.  If a test names a value used twice, "
+            "the line to change is the `.grad` line of each _backward (it must add into .grad); if "
+            "the root's gradient is 0, the first line of backward() (seed the root with 1.0); if it "
+            "names the order, the line that returns the list (the reversal).",
         ),
     ),
     Exercise(
@@ -135,9 +157,10 @@ EXERCISES: tuple[Exercise, ...] = (
             "gradient and returns one gradient per forward input, in the same order.",
             "For z = a·b the chain rule gives ∂L/∂a = ∂L/∂z · b and ∂L/∂b = ∂L/∂z · a, so backward "
             "needs a and b: keep them with ctx.save_for_backward(a, b) in forward.",
-            "Mul.backward: `a, b = ctx.saved_tensors; return grad * b, grad * a`.  Sum.forward: remember "
-            "how many inputs there were (`ctx.n = len(xs)`); Sum.backward: `return (grad,) * ctx.n` — "
-            "a sum passes the upstream gradient unchanged to every term.",
+            "Mul.backward reads a and b back from ctx.saved_tensors and returns a pair: for each "
+            "input, the upstream grad times the OTHER input.  Sum.forward leaves the number of "
+            "inputs on ctx; Sum.backward returns a tuple of that length, each entry the upstream "
+            "grad unchanged (a sum's local derivative is 1 for every term).",
         ),
         alias=1,
     ),
@@ -150,8 +173,10 @@ EXERCISES: tuple[Exercise, ...] = (
             "In terms of the saved outputs: with t = tanh(x), d t/dx = 1 − t²; with e = eˣ, d e/dx = e; "
             "with s = σ(x), d s/dx = s·(1 − s).  No need to compute tanh, exp or σ again: multiply the "
             "upstream gradient by these (the chain rule).",
-            "Tanh.backward: `(t,) = ctx.saved_tensors; return grad * (1 - t * t)`; Exp: `return grad * e`; "
-            "Sigmoid: `return grad * s * (1 - s)`.",
+            "Each backward is: unpack the saved output (ctx.saved_tensors is a tuple, even of "
+            "one), then return the upstream grad times hint 2's local derivative of that output.  "
+            "The usual slip is to use the input x, or to call tanh or exp again: the saved output "
+            "is all you need.",
         ),
         alias=2,
     ),
@@ -166,10 +191,10 @@ EXERCISES: tuple[Exercise, ...] = (
             "Return None for an op that is not recorded: `not mg.is_grad_enabled()`, or no input with "
             "`isinstance(x, Variable) and x.requires_grad`.  Otherwise return a tuple of one edge per "
             "input, in order; an edge is (node, input_nr).",
-            "`needs = [isinstance(x, Variable) and x.requires_grad for x in inputs]`; `if not "
-            "mg.is_grad_enabled() or not any(needs): return None`; `return tuple(gradient_edge(x) if "
-            "need else (None, 0) for x, need in zip(inputs, needs))` (Variable: from "
-            "micrograd2.autograd import Variable).",
+            "The line that decides is the test \"recorded at all?\": grad mode on AND some input "
+            "that is a Variable requiring grad (a float never is).  When recorded, return one "
+            "edge per input, in order: gradient_edge(x) for an input that needs a gradient, the "
+            "empty edge (None, 0) for one that does not, so that edge i still belongs to input i.",
         ),
     ),
     Exercise(
@@ -181,10 +206,11 @@ EXERCISES: tuple[Exercise, ...] = (
             "Kahn's algorithm: a first walk with an explicit stack counts the incoming edges of every "
             "reachable node; then start from root.grad_fn and emit a node when its count drops to 0.  "
             "A Python list as a stack (append/pop) replaces recursion.",
-            "counts = {}; stack = [root.grad_fn]; seen = {root.grad_fn} — for each popped node, for each "
-            "(nxt, _) in node.next_functions with nxt not None: counts[nxt] += 1 and push it if unseen.  "
-            "Then ready = [root.grad_fn]; while ready: node = ready.pop(); order.append(node); for each "
-            "nxt: counts[nxt] -= 1; if counts[nxt] == 0: ready.append(nxt).",
+            "Two loops, each over a list used as a stack.  The first counts, for every node "
+            "reachable from root.grad_fn, the next_functions edges that point at it (push a node "
+            "the first time you meet it).  The second pops ready nodes into the order and pushes "
+            "a node when its count drops to 0, never before: that is the line a visited-set or "
+            "recursive version gets wrong on a diamond.",
         ),
         alias=3,
     ),
@@ -196,10 +222,11 @@ EXERCISES: tuple[Exercise, ...] = (
             "A node's gradient is complete when the walk reaches it.",
             "A node used twice (x * x, or a non-leaf h used by two ops) receives one gradient per use: "
             "they must be ADDED (+=), not assigned (=).  A leaf's .grad accumulates across backward calls too.",
-            "for node in order: g = grads.pop(node, None); skip if None; if node.name() == 'AccumulateGrad': "
-            "leaf = node.variable; leaf.grad = g if leaf.grad is None else leaf.grad + g; else: for "
-            "(nxt, _), gi in zip(node.next_functions, local_backward(node, g)): if nxt is not None and gi is "
-            "not None: grads[nxt] = grads.get(nxt, 0.0) + gi.",
+            "Follow the order, popping each node's gradient out of the dictionary.  The line that "
+            "makes a value used twice right is the update of a child's entry: ADD what the edge "
+            "delivers to what the child has already received.  At an AccumulateGrad node the walk "
+            "ends in its variable: add to leaf.grad, which may hold a gradient from an earlier "
+            "backward, or set it if it is None.",
         ),
         alias=4,
     ),
@@ -215,14 +242,16 @@ EXERCISES: tuple[Exercise, ...] = (
             "with the roots' grads; the ready nodes (count 0) in a heap of (-node.sequence_nr(), "
             "id(node), node).  Pop one, `grads_in = visit(node, buffer.pop(node, None))`, and for each "
             "edge: add its gradient into the buffer (if not None), count the edge down, push at 0.",
-            "accumulate: `return grad if variable.grad is None else variable.grad + grad`.  "
-            "count_dependencies: `deps = {r: 0 for r in roots}; stack = list(deps)`; while stack: for "
-            "(nxt, _) in stack.pop().next_functions: skip None; if new: deps[nxt] = 0 and push it; "
-            "deps[nxt] += 1.  In walk, a node is pushed once: when its count reaches 0.",
+            "walk is U2.1's second loop with a buffer of gradients: a heap keyed by "
+            "-node.sequence_nr() gives the ready node created last.  Pop it, take its gradient "
+            "out of the buffer, and give both to visit, which returns one gradient per edge; add "
+            "each into the child's entry (skip None), count the child down, push it at 0.  "
+            "count_dependencies is U2.1's first loop; accumulate is one line: the new gradient if "
+            ".grad is None, else their sum.",
         ),
     ),
     Exercise(  # U3's shapes are drawn per run; the holes are gradchecked in place (tensor_checks)
-        "U3", 1, "u3_sum_to", "sum_to: broadcasting's backward", 8,
+        "U3", 1, "u3_sum_to", "sum_to: broadcasting's backward", 9,
         "sum a broadcast gradient down to the input's shape, the hole every broadcasting op calls",
         (
             "Broadcasting copies an input along new leading axes and along its axes of size 1; each "
@@ -231,13 +260,14 @@ EXERCISES: tuple[Exercise, ...] = (
             "Shapes line up from the RIGHT: grad has lead = grad.ndim - len(shape) extra axes, the "
             "first ones, summed away entirely.  Then an axis i where shape[i] == 1 but grad's is "
             "larger was stretched: sum it with keepdim=True so the 1 stays.",
-            "`lead = grad.ndim - len(shape); if lead: grad = grad.sum(tuple(range(lead)))`; then "
-            "`ones = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)`; "
-            "`return grad.sum(ones, keepdim=True) if ones else grad`.",
+            "Two sums, in this order.  First the leading axes: grad has grad.ndim - len(shape) "
+            "more than shape, and they go entirely (no keepdim).  Then, position by position, the "
+            "axes where shape has 1 and grad does not: summed with keepdim=True.  A result of the "
+            "right shape but the wrong values means an axis was averaged or not summed.",
         ),
     ),
     Exercise(
-        "U3", 2, "u3_reductions", "The reductions' backward: sum and mean", 8,
+        "U3", 2, "u3_reductions", "The reductions' backward: sum and mean", 9,
         "write sum_backward and mean_backward for every dim, negative dims and keepdim both ways",
         (
             "Each element of x went into exactly one element of the sum, so it gets that element's "
@@ -247,12 +277,14 @@ EXERCISES: tuple[Exercise, ...] = (
             "shape would line it up with the wrong axes.  kept is the reduction's shape with those "
             "axes as 1s: reshape to it first.  The mean's n is prod(shape) // prod(kept), not "
             "x.numel().",
-            "sum_backward: `return grad.reshape(kept).expand(*shape)`.  mean_backward: "
-            "`n = math.prod(shape) // math.prod(kept); return (grad.reshape(kept) / n).expand(*shape)`.",
+            "Both are one reshape and one expand: grad reshaped to kept puts back, as 1s, the "
+            "axes keepdim=False removed; expanding that to shape copies it over the reduced axes. "
+            " mean_backward also divides by the number of elements each output averaged: the size "
+            "of shape over the size of kept, which is x.numel() only when every axis was reduced.",
         ),
     ),
     Exercise(
-        "U3", 3, "u3_views", "Reshape and Transpose as your own Functions", 8,
+        "U3", 3, "u3_views", "Reshape and Transpose as your own Functions", 9,
         "write two custom Tensor Functions whose backward moves the gradient back where it came from",
         (
             "A view moves numbers without changing them; its Jacobian is a permutation, so the "
@@ -261,13 +293,15 @@ EXERCISES: tuple[Exercise, ...] = (
             "Reshape's backward reshapes grad to the INPUT's shape (keep x.shape on ctx in forward). "
             "Swapping two axes twice gives back the original: Transpose's backward swaps the same "
             "two.  NumPy's x.transpose(a, b) wants a whole permutation: use np.swapaxes.",
-            "Reshape: `ctx.input_shape = x.shape; return x.reshape(shape)` and `return "
-            "grad.reshape(*ctx.input_shape), None`.  Transpose: `ctx.dims = (dim0, dim1); return "
-            "np.swapaxes(x, dim0, dim1)` and `return grad.transpose(*ctx.dims), None, None`.",
+            "Reshape: forward keeps the input's shape on ctx before it reshapes; backward "
+            "reshapes grad back to that shape.  Transpose: forward keeps the two axes on ctx and "
+            "swaps them with np.swapaxes; backward swaps the same two axes of grad.  Each "
+            "backward returns one value per forward input after ctx: None for every argument that "
+            "is not a Tensor (the shape, the axes).",
         ),
     ),
     Exercise(
-        "U3", 4, "u3_matmul", "matmul's vector-Jacobian product", 8,
+        "U3", 4, "u3_matmul", "matmul's vector-Jacobian product", 9,
         "write matmul_backward: grad_a and grad_b of a @ b without building the Jacobian",
         (
             "Write C[i, j] = Σ_p A[i, p] B[p, j] and differentiate L by A[i, p]: "
@@ -275,12 +309,14 @@ EXERCISES: tuple[Exercise, ...] = (
             "Let the shapes guide you: ∂L/∂A has A's shape n×k and G is n×m, so G must meet a m×k "
             "matrix: Bᵀ.  Likewise ∂L/∂B (k×m) is a k×n matrix times G: Aᵀ.  When a is None (b "
             "needs no gradient) return None for grad_b, and the same the other way round.",
-            "`grad_a = None if b is None else grad @ b.t()`; `grad_b = None if a is None else "
-            "a.t() @ grad`; `return grad_a, grad_b`.",
+            "Let the shapes lead: for a (m×n) @ b (n×p), grad is m×p; a's gradient must be m×n "
+            "and b's n×p, and each is ONE matmul of grad with the other input transposed (.t()), "
+            "on the side where the shapes fit.  An input passed as None needs no gradient: return "
+            "None in its place.",
         ),
     ),
     Exercise(
-        "U3", 5, "u3_jacobian", "A full Jacobian from backward passes, counted", 8,
+        "U3", 5, "u3_jacobian", "A full Jacobian from backward passes, counted", 9,
         "build the m×n Jacobian of f: R^n -> R^m from m backward passes, and predict their cost",
         (
             "A backward pass seeded with v computes vᵀJ.  Which v gives row i of J?  And how many "
@@ -288,13 +324,15 @@ EXERCISES: tuple[Exercise, ...] = (
             "y = f(x) once; for i in range(m): one-hot v = e_i, then mg.autograd.grad(y, x, "
             "grad_outputs=v, retain_graph=True) gives row i (keep the graph: it is walked again).  "
             "Every pass visits each backward node of y's graph once.",
-            "`(row,) = mg.autograd.grad(y, x, grad_outputs=one_hot, retain_graph=True); "
-            "rows.append(row.tolist())`, then `return mg.tensor(rows, dtype=\"float64\")`.  "
-            "jacobian_cost: `return n_outputs, n_outputs * nodes`.",
+            "Row i of J is the gradient of y seeded with the one-hot vector e_i: one "
+            "mg.autograd.grad per output, with grad_outputs set to that float64 Tensor and "
+            "retain_graph=True (the graph is walked again).  Stack the rows into a float64 "
+            "Tensor.  jacobian_cost: one backward pass per output, and each pass visits every "
+            "node once.",
         ),
     ),
     Exercise(
-        "U4", 1, "u4_double_backward", "Double backward and Hessian-vector products", 8,
+        "U4", 1, "u4_double_backward", "Double backward and Hessian-vector products", 10,
         "write a backward in Value ops so create_graph records it, then H·v by double backward "
         "(U4 runs on the reference engine, and on your own engine's holes with --engine DIR)",
         (
@@ -305,15 +343,16 @@ EXERCISES: tuple[Exercise, ...] = (
             "XSin saves x; (x·sin x)' = sin x + x·cos x.  Softplus saves x; its derivative is "
             "1 / (1 + e⁻ˣ).  Write both with YOUR sin, cos, exp.  H·v is the gradient of g·v, g "
             "the gradient taken with create_graph=True.",
-            "XSin.backward: `(x,) = ctx.saved_tensors; return grad * (sin(x) + x * cos(x))`.  hvp: "
-            "`leaves = [mg.Value(x, requires_grad=True) for x in xs]; grads = mg.autograd.grad("
-            "f(*leaves), leaves, create_graph=True, allow_unused=True)`; `along = mg.sum(g * v ...)` "
-            "over the g that are not None; no terms, or along.grad_fn None: return zeros; else "
-            "`mg.autograd.grad(along, leaves, allow_unused=True)`, None as 0.0.",
+            "XSin.backward reads x back and returns grad times (x·sin x)' written with the "
+            "module's sin and cos, so that under create_graph a Value stays a Value (Softplus "
+            "alike).  hvp: fresh leaves, their gradients with create_graph=True, the scalar Σ "
+            "gᵢ·vᵢ over the gradients that are not None, and ITS gradient; when there is nothing "
+            "to differentiate (no terms, or no grad_fn), H·v is all zeros, and a None gradient "
+            "counts as 0.0.",
         ),
     ),
     Exercise(
-        "U4", 2, "u4_hooks", "Hooks: clipping and a log of gradient norms", 8,
+        "U4", 2, "u4_hooks", "Hooks: clipping and a log of gradient norms", 10,
         "clip gradients with register_hook and log each gradient's norm by name, in firing order "
         "(U4 runs on the reference engine, and on your own engine's holes with --engine DIR)",
         (
@@ -323,14 +362,15 @@ EXERCISES: tuple[Exercise, ...] = (
             "The clamp: max(-limit, min(limit, grad)), RETURNED.  The recorder appends and returns "
             "None.  A lambda made in a loop reads the loop variable when it runs, after the loop: "
             "all hooks would log the last name.  Make each hook in a function that takes the name.",
-            "clip_gradients: `return [v.register_hook(clamp_hook(limit)) for v in values]`.  "
-            "record_norms: `log = []`; `def recorder(name): def hook(grad): log.append((name, "
-            "abs(float(grad)))); return hook`; `for name, v in named.items(): "
-            "v.register_hook(recorder(name))`; `return log`.",
+            "clip_gradients registers, on each Value, a hook made by a function that takes the "
+            "limit, and returns the handles.  record_norms keeps one list; for each (name, value) "
+            "it registers a hook made by a helper that takes the name (so each hook keeps its "
+            "own), appending (name, |grad|) and returning None.  Return the list at once: "
+            "backward fills it.",
         ),
     ),
     Exercise(
-        "U4", 3, "u4_checkpoint", "Checkpointing, its memory measured", 8,
+        "U4", 3, "u4_checkpoint", "Checkpointing, its memory measured", 10,
         "write checkpoint(f, *inputs) that keeps one node and recomputes f in backward; predict "
         "the nodes it saves (U4 runs on the reference engine, and on your own engine's holes "
         "with --engine DIR)",
@@ -342,15 +382,16 @@ EXERCISES: tuple[Exercise, ...] = (
             "`mg.autograd.grad(out, leaves, grad, allow_unused=True)`.  Return one gradient per "
             "forward input: None for f, None where ctx.needs_input_grad is False.  A chain of N "
             "ops keeps N nodes; the checkpoint keeps its own node only.",
-            "forward: `ctx.f = f; ctx.save_for_backward(*inputs); with mg.no_grad(): return "
-            "f(*[mg.Value(x) for x in inputs]).data`.  backward: `leaves = [mg.Value(float(x), "
-            "requires_grad=True) for x in ctx.saved_tensors]` and grads under enable_grad; "
-            "`return (None, *[g if need else None for g, need in zip(grads, "
-            "ctx.needs_input_grad[1:])])`.  predicted_nodes(n) = (n, 1).",
+            "forward keeps f on ctx, saves the inputs, and computes f under mg.no_grad() on plain "
+            "Values, so no node of f survives.  backward rebuilds leaves from the saved inputs "
+            "(requiring grad), runs f again under mg.enable_grad(), and takes mg.autograd.grad of "
+            "it with grad as the seed.  It returns None first (for f), then one gradient per "
+            "input, None where ctx.needs_input_grad says so.  predicted_nodes compares the plain "
+            "chain's nodes with one.",
         ),
     ),
     Exercise(
-        "U4", 4, "u4_forward_mode", "Forward mode with dual numbers", 8,
+        "U4", 4, "u4_forward_mode", "Forward mode with dual numbers", 10,
         "write Dual (+, *, tanh, exp), jvp, and the Jacobian by forward and by reverse mode; the "
         "tests count the passes (U4 runs on the reference engine, and on your own engine's holes "
         "with --engine DIR)",
@@ -362,11 +403,12 @@ EXERCISES: tuple[Exercise, ...] = (
             "exp's is eᵃ·ȧ.  jvp: f on Duals(x_i, v_i).  Forward mode's Jacobian: one jvp per "
             "input, along that input's axis (a column each).  Reverse mode's: f once on Values, "
             "one mg.autograd.grad per output (a row each), retain_graph=True.",
-            "__mul__: `other = other if isinstance(other, Dual) else Dual(other); return "
-            "Dual(self.value * other.value, self.tangent * other.value + self.value * "
-            "other.tangent)`.  jacobian_forward: `columns = [jvp(f, xs, e_i)[1] for each unit "
-            "vector e_i]`, transposed.  jacobian_reverse: `rows.append([float(g) for g in "
-            "mg.autograd.grad(out, leaves, retain_graph=True, allow_unused=True)])`, None as 0.0.",
+            "Each operator first makes a plain number a Dual with tangent 0, then returns a Dual "
+            "whose value is the usual result and whose tangent is the product rule (tanh, exp: "
+            "the chain rule with their derivative at the value).  jacobian_forward: one jvp per "
+            "input, along its unit vector, gives a COLUMN of J.  jacobian_reverse: f once on "
+            "leaves, one mg.autograd.grad per output (retain_graph=True) gives a ROW; None counts "
+            "as 0.0.",
         ),
     ),
     Exercise(
@@ -377,8 +419,10 @@ EXERCISES: tuple[Exercise, ...] = (
             "from clean gradients (p.grad = None).",
             "The batch loss is a mean over all samples; each micro-batch's loss is a mean over its own "
             "samples, so it counts for 1/n_micro of the batch loss.",
-            "size = len(batch) // n_micro; for k in range(n_micro): loss = loss_fn(batch[k*size:(k+1)*size]) "
-            "/ n_micro; loss.backward(); total += loss.item(); return total.",
+            "Clear every .grad first.  Cut the batch into n_micro equal slices; divide each "
+            "slice's loss by n_micro BEFORE its backward, so that what adds up in .grad is the "
+            "gradient of the batch's mean.  Return the sum of those divided losses' values: the "
+            "batch's loss.",
         ),
         alias=5,
     ),
@@ -390,9 +434,11 @@ EXERCISES: tuple[Exercise, ...] = (
             "online network only, never the target network.",
             "Compute the target under `with mg.no_grad():` (or call .detach() on it).  For soft_update, "
             "in-place ops on parameters that require grad are only allowed under no_grad.",
-            "td_loss: `with mg.no_grad(): y = r + (0 if done else gamma * target_net(s2))`; then "
-            "`(q_net(s) - y) ** 2`, averaged.  soft_update: `with mg.no_grad(): for pt, p in zip(...): "
-            "pt.mul_(1 - tau).add_(tau * p.data)`.",
+            "td_loss: only the target goes inside mg.no_grad() (a done transition's target is r "
+            "alone); the squared error with q_net(s) is recorded, and averaged over the batch.  "
+            "soft_update: under mg.no_grad(), move each target parameter toward its online twin "
+            "IN PLACE (mul_ by 1 - tau, then add_ tau times the online value's data), never by "
+            "making a new Value.",
         ),
         alias=6,
     ),
@@ -404,10 +450,10 @@ EXERCISES: tuple[Exercise, ...] = (
             "output you return), not as attributes of ctx.  backward returns one gradient per input, "
             "None for an input that is a plain number.",
             "d(2x²)/dx = 4x.  For h = √(a² + b²): ∂h/∂a = a/h and ∂h/∂b = b/h — save a, b and the output h.",
-            "SquareAndDouble: `ctx.save_for_backward(x); return 2 * x * x` and `(x,) = ctx.saved_tensors; "
-            "return grad * 4 * x`.  Hypot: `h = math.hypot(a, b); ctx.save_for_backward(a, b, h); return h` "
-            "and `a, b, h = ctx.saved_tensors; return grad * a / h, grad * b / h`, each None where "
-            "ctx.needs_input_grad says so (an input that is a plain number).",
+            "SquareAndDouble is the article's block 5 (lesson 5).  Hypot.forward computes h with "
+            "math.hypot and saves a, b AND h; backward returns the upstream grad times a/h and "
+            "times b/h, each replaced by None where ctx.needs_input_grad says its input is a "
+            "plain number.",
         ),
         alias=7,
     ),
@@ -421,9 +467,11 @@ EXERCISES: tuple[Exercise, ...] = (
             "update: after a skipped step multiply the scale by backoff_factor and restart the count of "
             "clean steps; after growth_interval clean steps in a row multiply it by growth_factor.  Then "
             "forget this iteration's state (unscaled? found inf?).",
-            "unscale_: if self._unscaled: raise RuntimeError('unscale_() has already been called on this "
-            "optimizer since the last update().'); inv = 1 / self._scale; for p in parameters_of(optimizer): "
-            "if p.grad is not None: p.grad = p.grad * inv; found_inf |= not math.isfinite(p.grad).",
+            "unscale_ first refuses a second call since the last update() (the RuntimeError "
+            "PyTorch raises, with its words), then multiplies every existing .grad by 1/scale and "
+            "remembers whether any came out inf or NaN (math.isfinite).  step unscales only if "
+            "unscale_ was not called, and calls optimizer.step() only if nothing was found.  "
+            "update applies hint 2's rule.",
         ),
         alias=8,
     ),
@@ -435,9 +483,10 @@ EXERCISES: tuple[Exercise, ...] = (
             "first part makes the gradients of all past steps pile up.",
             "optimizer.zero_grad() (or model.zero_grad()) must come before loss.backward(), "
             "optimizer.step() after it.  fit builds one SGD optimizer and calls train_step `steps` times.",
-            "train_step: `optimizer.zero_grad(); loss = moons_loss(model, X, y); loss.backward(); "
-            "optimizer.step(); return loss.item()`.  fit: `opt = mg.optim.SGD(model.parameters(), lr=lr); "
-            "return [train_step(model, opt, X, y) for _ in range(steps)]`.",
+            "train_step is four calls in the order of hint 2 (zero_grad, moons_loss, backward, "
+            "step), then the loss's number.  fit makes ONE mg.optim.SGD over model.parameters() "
+            "with lr and collects what train_step returns, once per step.  A loss that stalls or "
+            "climbs usually means the gradients are not cleared before backward.",
         ),
         alias=9,
     ),
@@ -452,9 +501,10 @@ EXERCISES: tuple[Exercise, ...] = (
             "If one train step differs from micrograd2's own engine, the message names the hole whose "
             "probe differs (course/diagnose.py).  Run `micrograd2 lesson run 2 --engine engine` and "
             "`micrograd2 exercise check U2.3` to see which one, and where.",
-            "train_step: `optimizer.zero_grad(); loss = moons_loss(model, X, y); loss.backward(); "
-            "optimizer.step(); return loss.item()`.  fit: `opt = mg.optim.SGD(model.parameters(), "
-            "lr=lr); return [train_step(model, opt, X, y) for _ in range(steps)]`.",
+            "The code is U5.5's: copy your train_step and fit.  What changes is the engine "
+            "underneath, so if U5.5 passes and this does not, the difference is in engine/: the "
+            "message names the hole whose probe differs; fix it in U1.3's or U2.3's file and "
+            "check that exercise again.",
         ),
     ),
 )
@@ -516,7 +566,8 @@ def unclaimed_test_files(tests_dir: Path) -> list[Path]:
 
 
 def hint(key: str | int, level: int = 1) -> str:
-    """Hint ``level`` (from 1, gentle, to the last, nearly the solution) of exercise ``key``."""
+    """Hint ``level`` of exercise ``key``: from 1, gentle, to the last, which names the idea and
+    the line to change."""
     exercise = get(key)
     if not 1 <= level <= len(exercise.hints):
         raise IndexError(f"exercise {exercise.id} has hints 1-{len(exercise.hints)}, not {level}")

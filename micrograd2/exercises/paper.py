@@ -270,21 +270,22 @@ def _wrong_locals(op: Op, position: int, values: Mapping[str, float]) -> list[tu
         other = op.args[1 - position]
         if other == op.args[position]:
             return []
-        return [(y, f"∂{op.name}/∂{op.args[position]} is {other}, the other INPUT; you used "
-                    f"{op.name}, the output"),
-                (x, f"∂{op.name}/∂{op.args[position]} is {other}, the OTHER input, not "
+        return [(y, f"you used {op.name}, the product's OUTPUT: ∂{op.name}/∂{op.args[position]} "
+                    "is the other INPUT"),
+                (x, f"∂{op.name}/∂{op.args[position]} is the OTHER input of the product, not "
                     f"{op.args[position]} itself")]
     if op.kind == "tanh":
-        return [(1 - x * x, f"the derivative of tanh is 1 - {op.name} ** 2, written with the "
-                            f"OUTPUT {op.name}; you used its input {op.args[0]}")]
+        return [(1 - x * x, f"tanh's derivative is written with its OUTPUT {op.name}; you used "
+                            f"its input {op.args[0]}")]
     if op.kind == "exp":
-        return [(x, f"the derivative of exp is exp itself, the OUTPUT {op.name}; you used "
-                    f"its input {op.args[0]}")]
+        return [(x, f"exp's derivative is written with its OUTPUT {op.name}; you used its "
+                    f"input {op.args[0]}")]
     if op.kind == "pow":
         k = op.exponent
-        return [(k * y ** (k - 1), f"∂{op.name}/∂{op.args[0]} is {local_text(op)}, written "
-                                   f"with the INPUT {op.args[0]}; you used the output {op.name}"),
-                (k * x ** k, f"the power drops by one: {local_text(op)}")]
+        return [(k * y ** (k - 1), f"∂{op.name}/∂{op.args[0]} is written with the INPUT "
+                                   f"{op.args[0]}; you used the output {op.name}"),
+                (k * x ** k, f"the power of {op.args[0]} drops by one in the derivative; you "
+                             f"kept it at {k:g}")]
     return []
 
 
@@ -304,8 +305,9 @@ def diagnose(graph: Graph, got: Mapping[str, float]) -> str | None:
         if close(got[name], expected):
             continue
         upstream = ", ".join(sorted({f'dL["{op.name}"] = {got[op.name]:.6g}' for op, _ in uses}))
-        text = (f'dL["{name}"] is {got[name]:.6g}, expected {expected:.6g} = {formula(graph, name)}'
-                f" (with your {upstream})")
+        used_in = "; ".join(dict.fromkeys(f"`{op.name} = {op.expression()}`" for op, _ in uses))
+        text = (f'dL["{name}"] is {got[name]:.6g}, expected {expected:.6g} from its uses in '
+                f"{used_in} (with your {upstream})")
         why = next((m.why for m in mistakes(graph, values, got, name) if close(got[name], m.value)),
                    None)
         return f"{text}: {why}" if why else text

@@ -16,33 +16,40 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Sequence
 
-from .grader import PASSED, ExerciseResult
+from .grader import NOT_GRADED, PASSED, SKIPPED, ExerciseResult
 
 INDENT = "    "
+STATUS_WIDTH = len(NOT_GRADED)
 
 
 def _row(r: ExerciseResult, title_width: int) -> str:
-    detail = "" if r.passed else r.summary
+    detail = r.summary if not r.passed or r.skipped else ""  # a pass with a skip says what was skipped
     counted = f"{r.tests_passed:>2}/{r.tests_total:<2}"
-    return f"{r.id:<4}  {r.title:<{title_width}}  {r.status:<7}  {counted}  {detail}".rstrip()
+    return f"{r.id:<4}  {r.title:<{title_width}}  {r.status:<{STATUS_WIDTH}}  {counted}  {detail}".rstrip()
 
 
 def render(results: Sequence[ExerciseResult], width: int = 120, verbose: bool = False) -> str:
     """The table, the diagnoses under it, and ``K/N exercises passed`` as the last line."""
-    hidden = not verbose and any(sum(t.outcome != PASSED for t in r.tests) > 1 for r in results)
+    hidden = not verbose and any(sum(t.outcome not in (PASSED, SKIPPED) for t in r.tests) > 1 for r in results)
     parts = [table(results, width), diagnoses(results, width, verbose),
              "(add -v to list every failing test)" if hidden else "", passed_line(results)]
     return "\n\n".join(part for part in parts if part)
 
 
 def passed_line(results: Sequence[ExerciseResult]) -> str:
-    return f"{sum(r.passed for r in results)}/{len(results)} exercises passed"
+    """``K/N exercises passed``, then how many were not graded and why (``1 not graded: needs PyTorch``)."""
+    line = f"{sum(r.passed for r in results)}/{len(results)} exercises passed"
+    not_graded = [r for r in results if r.status == NOT_GRADED]
+    if not_graded:
+        needs = " and ".join(dict.fromkeys(r.summary.removeprefix("not graded: needs ") for r in not_graded))
+        line += f"; {len(not_graded)} not graded: needs {needs}"
+    return line
 
 
 def table(results: Sequence[ExerciseResult], width: int = 120) -> str:
     """The summary table: a header, a rule, one row per exercise."""
     title_width = max(len(r.title) for r in results)
-    rows = [f"{'id':<4}  {'exercise':<{title_width}}  {'result':<7}  tests  what failed"]
+    rows = [f"{'id':<4}  {'exercise':<{title_width}}  {'result':<{STATUS_WIDTH}}  tests  what failed or was skipped"]
     for r in results:
         row = _row(r, title_width)
         rows.append(row if len(row) <= width else row[: width - 1] + "…")
@@ -53,13 +60,18 @@ def table(results: Sequence[ExerciseResult], width: int = 120) -> str:
 def diagnoses(results: Sequence[ExerciseResult], width: int = 120, verbose: bool = False) -> str:
     """Each failing exercise's diagnosis in full, wrapped to ``width``: the first failing test's (every
     failing test's with ``verbose``), unless the table's row already showed all of it or the exercise is
-    still a stub ("to do: …")."""
+    still a stub ("to do: …"); and a passed exercise's skipped tests, with ``verbose`` or where its row
+    was cut."""
     title_width = max((len(r.title) for r in results), default=0)
     blocks = []
     for r in results:
-        if r.passed:
+        if r.passed or r.status == NOT_GRADED:
+            if r.skipped and (verbose or len(_row(r, title_width)) > width):
+                how = "passed, with tests skipped" if r.passed else "not graded, every test skipped"
+                blocks.append("\n".join([f"Exercise {r.id}, {r.title}: {how}:",
+                                         *(f"  {t.name}: {t.message}" for t in r.skipped)]))
             continue
-        failing = [t for t in r.tests if t.outcome != PASSED]
+        failing = [t for t in r.tests if t.outcome not in (PASSED, SKIPPED)]
         shown_whole = len(_row(r, title_width)) <= width and r.details in ("", r.summary)
         if not verbose and (shown_whole or r.summary.startswith("to do: ")):  # a stub: nothing to diagnose
             continue

@@ -8,15 +8,26 @@ The report is rewritten after every test, with the test running now under
 got.  The run bounds itself (``bounds.guard``): after ``LIMIT`` seconds of CPU
 time it writes ``"timed_out": true`` and where the student's code was, and it
 ends as soon as the grader is gone.
+
+NOTE [Which skips are allowed]
+A test may skip only by calling ``pytest.importorskip`` itself (in the test file, or at its
+top) for an optional package that is missing: PyTorch, for a live comparison.  That test is
+recorded as ``"skipped"`` with the reason ("skipped: PyTorch not installed") and the package
+(``"needs"``); the grader passes the exercise on its other tests.  Any other skip (a skip
+marker, ``pytest.skip`` or ``importorskip`` called by the student's code) is recorded as a
+failure that says it is not a pass.  ``MICROGRAD2_NO_TORCH=1`` grades as if PyTorch were not
+installed (as the lessons do), so a teacher can check that the grade holds without it.
 """
 from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import threading
 import traceback
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
 import pytest
@@ -38,13 +49,15 @@ def where_in(error: BaseException, workspace: Path) -> str:
 
 def explain(error: BaseException, workspace: Path) -> str:
     """A failed test's message: a ``Mistake`` speaks for itself; other errors get their place, type and message
-    (``ex02_activations.py:7: NameError: name 'w' is not defined``)."""
-    if isinstance(error, (harness.Mistake, harness.MissingModule)):
+    (``ex02_activations.py:7: NameError: name 'w' is not defined``).  Never empty."""
+    if isinstance(error, (harness.Mistake, harness.MissingModule)) and str(error).strip():
         return str(error)
     if isinstance(error, SyntaxError) and error.filename and bounds.is_inside(error.filename, workspace):
         return _syntax_error(error)
     at = where_in(error, workspace)
-    return f"{at + ': ' if at else ''}{type(error).__name__}: {error}"
+    said = str(error)
+    text = f"{at + ': ' if at else ''}{type(error).__name__}{': ' + said if said else ''}"
+    return text if said or not isinstance(error, AssertionError) else f"{text} (an assert with no message)"
 
 
 def _syntax_error(error: SyntaxError) -> str:
@@ -71,11 +84,66 @@ def import_problem(exercise: catalog.Exercise, workspace: Path) -> str | None:
     return None
 
 
+# -- skips (NOTE [Which skips are allowed]) ------------------------------------------------------
+NO_TORCH = "MICROGRAD2_NO_TORCH"  # 1: grade as if PyTorch were not installed (lessons/tools.py reads it too)
+PACKAGES = {"torch": "PyTorch", "numpy": "NumPy", "matplotlib": "matplotlib", "sklearn": "scikit-learn",
+            "pycuda": "PyCUDA"}  # a module's name as a student knows the package
+COULD_NOT_IMPORT = re.compile(r"could not import '([\w.]+)'")  # pytest.importorskip's own words
+
+
+def package(module: str) -> str:
+    """``PyTorch`` for ``torch``: the package a module belongs to, by its usual name."""
+    return PACKAGES.get(module.split(".")[0], module)
+
+
+def why_missing(module: str) -> str:
+    """``PyTorch not installed``, or ``PyTorch turned off (MICROGRAD2_NO_TORCH=1)``."""
+    if module.split(".")[0] == "torch" and os.environ.get(NO_TORCH):
+        return f"{package(module)} turned off ({NO_TORCH}=1)"
+    return f"{package(module)} not installed"
+
+
+def block_torch_if_asked() -> None:
+    """With ``MICROGRAD2_NO_TORCH`` set, ``import torch`` fails here as if PyTorch were not installed."""
+    if os.environ.get(NO_TORCH) and "torch" not in sys.modules:
+        sys.modules["torch"] = None  # type: ignore[assignment]  # Python's way to make an import fail
+
+
+def importorskip_module(tb: TracebackType | None, test_files: set[Path]) -> str | None:
+    """The module that ``pytest.importorskip``, called by one of ``test_files`` itself, could not import
+    (the skip traceback ``tb`` ends there); ``None`` for any other skip."""
+    frames = []
+    while tb is not None:
+        frames.append(tb.tb_frame)
+        tb = tb.tb_next
+    for caller, frame in zip(frames, frames[1:]):
+        if (frame.f_code.co_name == "importorskip" and Path(frame.f_code.co_filename).name == "outcomes.py"
+                and Path(caller.f_code.co_filename).resolve() in test_files):
+            module = frame.f_locals.get("modname")
+            return module if isinstance(module, str) else None
+    return None
+
+
+def allowed_skip(module: str, reason: str) -> dict[str, str]:
+    """The entry of a test skipped because ``module`` is missing: ``skipped: PyTorch not installed``."""
+    said = why_missing(module) if COULD_NOT_IMPORT.match(reason) else f"{package(module)}: {reason}"
+    return {"outcome": "skipped", "message": f"skipped: {said}", "details": f"skipped: {said}",
+            "needs": package(module)}
+
+
+def not_a_pass(reason: str, at: str) -> str:
+    """Why a skip that ``pytest.importorskip`` in the tests did not make fails the test."""
+    text = (f"{at + ': ' if at else ''}the test was skipped{f' ({reason})' if reason else ''}, and a skip is "
+            "not a pass: only the test's own pytest.importorskip of a missing optional package may skip it")
+    return text + ("; remove the skip from your code" if at else "")
+
+
 class Collector:
     """A pytest plugin that keeps each test's outcome and message and saves the report as it goes."""
 
-    def __init__(self, report: dict[str, Any], path: Path, workspace: Path) -> None:
+    def __init__(self, report: dict[str, Any], path: Path, workspace: Path, test_files: list[Path]) -> None:
         self.report, self.path, self.workspace = report, path, workspace
+        self.test_files = {p.resolve() for p in test_files}
         self.lock = threading.Lock()  # the watchdog's last save must not be overwritten
 
     def save(self) -> None:
@@ -102,21 +170,47 @@ class Collector:
     def pytest_runtest_makereport(self, item: Any, call: Any) -> Any:
         outcome = yield
         result = outcome.get_result()
-        if result.when == "call" or (result.failed and result.when == "setup"):
-            entry = {"name": item.name, "outcome": result.outcome, "message": "", "details": ""}
-            if result.failed and call.excinfo is not None:
-                text = explain(call.excinfo.value, self.workspace)
-                entry["message"], entry["details"] = one_line(text), text
-            self.report["tests"].append(entry)
+        if result.when == "call" or (result.when == "setup" and not result.passed):
+            self.report["tests"].append({"name": item.name, **self.outcome_of(result, call)})
             self.report["running"] = None
             self.save()
 
+    def outcome_of(self, result: Any, call: Any) -> dict[str, str]:
+        """A test's outcome and what to say about it: never a failure without a reason."""
+        error = call.excinfo.value if call.excinfo is not None else None
+        if result.skipped:
+            reason = str(getattr(error, "msg", None) or error or "").strip()
+            module = importorskip_module(call.excinfo.tb, self.test_files) if error is not None else None
+            if module is not None:
+                return allowed_skip(module, reason)
+            text = not_a_pass(reason, where_in(error, self.workspace) if error is not None else "")
+        elif result.failed:
+            text = explain(error, self.workspace) if error is not None else \
+                (str(result.longreprtext).strip() or "failed, without a reason given by pytest")
+        else:
+            return {"outcome": result.outcome, "message": "", "details": ""}
+        return {"outcome": "failed", "message": one_line(text), "details": text}
+
     def pytest_collectreport(self, report: Any) -> None:
+        """A test file that failed to collect is an error; one skipped whole, a skip (NOTE above)."""
+        whole = report.longrepr
+        text = str(whole[2] if isinstance(whole, tuple) else whole or "").strip()
+        crash = str(whole[0]) if isinstance(whole, tuple) else ""
+        names = [p.name for p in self.test_files if str(p) == crash or p.name == Path(report.nodeid).name]
+        name = f"collecting {names[0]}" if names else "collection"
         if report.failed:
-            text = str(report.longrepr)
-            self.report["tests"].append({"name": "collection", "outcome": "error",
-                                         "message": one_line(text.strip().splitlines()[-1]), "details": text})
-            self.save()
+            lines = text.splitlines() or ["collection failed"]
+            entry = {"outcome": "error", "message": one_line(lines[-1]), "details": text or lines[-1]}
+        elif report.skipped:  # only an importorskip at the file's top may do that
+            reason = text.removeprefix("Skipped: ")
+            found = COULD_NOT_IMPORT.match(reason)
+            said = not_a_pass(reason, "")
+            entry = allowed_skip(found[1], reason) if found else {
+                "outcome": "failed", "message": one_line(said), "details": said}
+        else:
+            return
+        self.report["tests"].append({"name": name, **entry})
+        self.save()
 
 
 def run(key: str | int, workspace: Path, report_path: Path, limit: float | None = None,
@@ -131,7 +225,8 @@ def run(key: str | int, workspace: Path, report_path: Path, limit: float | None 
     report: dict[str, Any] = {"id": exercise.id, "import_error": None, "tests": [], "running": None,
                               "timed_out": False, "where": ""}
     test_files = catalog.test_files(exercise, tests_dir)
-    collector = Collector(report, report_path, workspace)
+    collector = Collector(report, report_path, workspace, test_files)
+    block_torch_if_asked()
     report["running"] = f"while importing {exercise.filename}"
     collector.save()
     if limit is not None:
@@ -157,6 +252,12 @@ USAGE = ("usage: python -m micrograd2.exercises.runner ID WORKSPACE REPORT.json 
 
 
 def main(argv: list[str] | None = None) -> int:
+    from ..autograd import pieces
+    from ..course.engine import choose_from_environment
+    from ..scalar import Value
+
+    if choose_from_environment() is None:  # --engine DIR: the tests run on the student's pieces,
+        pieces.choose(Value, pieces.REFERENCE)  # else on the reference path, as a student reads
     args = list(sys.argv[1:] if argv is None else argv)
     tests_dir = None
     if "--tests" in args:

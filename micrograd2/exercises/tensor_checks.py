@@ -261,25 +261,28 @@ def matmul_mistakes(g: np.ndarray, a: np.ndarray, b: np.ndarray,
         return x @ y if x.shape[-1] == y.shape[0] else None
 
     if side == "a":
-        return {"grad_a and grad_b are swapped: grad_a = grad @ bᵀ has a's shape":
+        return {"grad_a and grad_b are swapped: what you return for a is b's gradient":
                 product(a.T, g),
-                "b was not transposed: grad_a = grad @ bᵀ": product(g, b),
-                "the operands are in the wrong order: grad_a = grad @ bᵀ (grad on the left)":
-                product(b.T, g),
-                "you transposed the wrong operand: grad_a = grad @ bᵀ, not gradᵀ @ b":
-                product(g.T, b),
-                "that is grad_a transposed: grad_a = grad @ bᵀ, not b @ gradᵀ": product(b, g.T)}
-    return {"grad_a and grad_b are swapped: grad_b = aᵀ @ grad has b's shape": product(g, b.T),
-            "a was not transposed: grad_b = aᵀ @ grad": product(a, g),
-            "the operands are in the wrong order: grad_b = aᵀ @ grad (grad on the right)":
-            product(g, a.T),
-            "you transposed the wrong operand: grad_b = aᵀ @ grad, not a @ gradᵀ":
-            product(a, g.T),
-            "that is grad_b transposed: grad_b = aᵀ @ grad, not gradᵀ @ a": product(g.T, a)}
+                "b was not transposed: grad_a needs b with its rows and columns exchanged":
+                product(g, b),
+                "the operands are in the wrong order: in grad_a, grad is the left factor (a "
+                "matrix product does not commute)": product(b.T, g),
+                "grad was transposed where b should be, in grad_a": product(g.T, b),
+                "that is grad_a transposed: check which factor comes first, and which one is "
+                "transposed": product(b, g.T)}
+    return {"grad_a and grad_b are swapped: what you return for b is a's gradient":
+            product(g, b.T),
+            "a was not transposed: grad_b needs a with its rows and columns exchanged":
+            product(a, g),
+            "the operands are in the wrong order: in grad_b, grad is the right factor (a "
+            "matrix product does not commute)": product(g, a.T),
+            "grad was transposed where a should be, in grad_b": product(a, g.T),
+            "that is grad_b transposed: check which factor comes first, and which one is "
+            "transposed": product(g.T, a)}
 
 
-CHAIN = ("the shapes must chain: grad (n×m) @ bᵀ (m×k) gives a's n×k, aᵀ (k×n) @ grad (n×m) "
-         "gives b's k×m")
+CHAIN = ("the shapes must chain: grad is n×m, a is n×k and b is k×m; each gradient has its "
+         "input's shape, and (p×q) @ (q×r) needs the inner sizes to agree")
 
 
 def check_matmul(matmul_backward: Callable[..., Any], salt: int) -> None:

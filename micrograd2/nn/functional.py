@@ -19,12 +19,12 @@ import sys
 from typing import Any, Callable, Sequence, TypeVar
 
 from ..amp import autocast_float32, refuse_under_autocast
-from ..autograd import grad_mode
+from ..autograd import Function, grad_mode
 from ..dtypes import BCE_EPSILON, round_to
 from ..scalar import Value, sum
 
 __all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy", "hinge_loss",
-           "log_softmax", "mse_loss"]
+           "log_softmax", "mse_loss", "relu", "softmax"]
 
 
 def _tensor_version(name: str, x: Any) -> Any:
@@ -177,10 +177,39 @@ def binary_cross_entropy_with_logits(logits: Any, target: Any, *, reduction: str
 
 
 def _logit_term(x: Any, t: Any) -> Any:
-    """(1 − t)·x + m + log(e⁻ᵐ + e⁻ˣ⁻ᵐ), m = max(−x, 0) taken as a constant (its gradient is 0 a.e.)."""
+    """One term, as one ``BinaryCrossEntropyWithLogitsBackward0`` node (``LogitTerm``)."""
     x = x if isinstance(x, Value) else Value(x)
-    m = max(-x.data, 0.0)
-    return (1 - t) * x + m + ((-x - m).exp() + math.exp(-m)).log()
+    return LogitTerm.apply(x, t, kind=x.dtype)
+
+
+class LogitTerm(Function):
+    """(1 − t)·x − log σ(x) on one logit, as PyTorch computes it: log σ(x) = min(x, 0) −
+    log1p(e^−|x|), each step rounded to x's dtype (exact for confident logits, where
+    log(1 + e⁻ˣ) rounds to 0).  ∂/∂x = σ(x) − t, PyTorch's formula (its cancellation
+    included: 0 at x = 40, t = 1), ∂/∂t = −x."""
+
+    node_name = "BinaryCrossEntropyWithLogitsBackward0"
+    saved_names = ("self", "target")
+    ctx_slots = ("kind",)
+
+    @staticmethod
+    def forward(ctx, x, t, kind):
+        ctx.save_for_backward(x, t)
+        ctx.kind = kind
+        r = functools.partial(round_to, dtype=kind)
+        log_sigmoid = r(min(x, 0.0) - r(math.log1p(r(math.exp(-abs(x))))))
+        return r(1.0 - t) * x - log_sigmoid
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, t = ctx.saved_tensors
+        need_x, need_t = ctx.needs_input_grad
+        if isinstance(grad, Value):  # recording (create_graph): Value ops, differentiable again
+            sigmoid = x.sigmoid() if isinstance(x, Value) else Value(x, dtype=ctx.kind).sigmoid()
+        else:
+            sigmoid = round_to(1.0 / (1.0 + math.exp(-x)) if x > -700 else 0.0, ctx.kind)
+        grad_x = (sigmoid - t) * grad if need_x else None
+        return grad_x, (-x * grad if need_t else None)
 
 
 @_either_engine
@@ -192,6 +221,22 @@ def log_softmax(logits: Any, dim: int = -1) -> Any:
     (zs,) = _float32(list(logits))
     lse = _logsumexp(zs)
     return [z - lse for z in zs]
+
+
+@_either_engine
+def softmax(logits: Any, dim: int = -1) -> Any:
+    """exp zᵢ / Σⱼ exp zⱼ for one sample's logits (a sequence of Values); Tensors: along ``dim``
+    (one ``SoftmaxBackward0`` node).  Computed stably, as ``log_softmax``."""
+    (zs,) = _float32(list(logits))
+    return [(z - _logsumexp(zs)).exp() for z in zs]
+
+
+def relu(input: Any) -> Any:  # noqa: A002 - PyTorch's name
+    """max(x, 0) of a Value or a Tensor (``ReluBackward0``), as ``torch.nn.functional.relu``."""
+    if not hasattr(input, "relu"):
+        raise TypeError(f"relu(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}\n"
+                        "What to do: pass a Value or a Tensor.")
+    return input.relu()
 
 
 def _logsumexp(zs: Sequence[Any]) -> Any:

@@ -1,7 +1,7 @@
 """``Linear`` and ``TensorMLP``: the Tensor engine's layers, PyTorch's ``nn.Linear`` and an MLP of them.
 
 ``Linear(nin, nout)`` holds ``.weight`` of shape ``(nout, nin)`` and ``.bias`` of
-shape ``(nout,)``, both drawn from U(−1/√nin, 1/√nin) as PyTorch initialises
+shape ``(nout,)``, both ``mg.nn.Parameter`` drawn from U(−1/√nin, 1/√nin) as PyTorch initialises
 them; on a batch it computes ``x @ weight.t() + bias`` as one ``AddmmBackward0``.
 ``TensorMLP.from_mlp(mlp)`` copies the weights of a scalar ``mg.nn.MLP``, so the
 two engines can be checked against each other.
@@ -22,23 +22,25 @@ __all__ = ["Linear", "TensorMLP"]
 
 
 class Linear(Module):
-    """``y = x @ weight.t() + bias``, weights U(−1/√nin, 1/√nin) as ``torch.nn.Linear``."""
+    """``y = x @ weight.t() + bias``, weights U(−1/√nin, 1/√nin) as ``torch.nn.Linear`` (drawn from
+    ``mg.manual_seed``'s generator, unless ``seed`` or ``rng`` is given)."""
 
     def __init__(self, nin: int, nout: int, bias: bool = True, dtype: str = "float32", device: str = "cpu",
                  seed: int | None = None, rng: Any = None) -> None:
         import numpy as np
 
         from ..tensors import tensor
+        from ..tensors.creation import generator
+        from .parameter import Parameter
 
-        rng = rng if rng is not None else np.random.default_rng(seed)
+        rng = rng if rng is not None else np.random.default_rng(seed) if seed is not None else generator()
         bound = 1.0 / math.sqrt(nin) if nin else 0.0
         self.in_features, self.out_features = nin, nout
-        self.weight = tensor(rng.uniform(-bound, bound, (nout, nin)), requires_grad=True, dtype=dtype,
-                             device=device)
+        self.weight = Parameter(tensor(rng.uniform(-bound, bound, (nout, nin)), dtype=dtype, device=device))
         self.weight.label = "weight"
         self.bias = None
         if bias:
-            self.bias = tensor(rng.uniform(-bound, bound, nout), requires_grad=True, dtype=dtype, device=device)
+            self.bias = Parameter(tensor(rng.uniform(-bound, bound, nout), dtype=dtype, device=device))
             self.bias.label = "bias"
 
     def forward(self, x: Tensor) -> Tensor:
@@ -63,7 +65,9 @@ class TensorMLP(Module):
 
         if activation not in ACTIVATIONS:
             raise ValueError(f"activation must be one of {', '.join(ACTIVATIONS)}, got {activation!r}")
-        rng = np.random.default_rng(seed)
+        from ..tensors.creation import generator
+
+        rng = np.random.default_rng(seed) if seed is not None else generator()
         sizes = [nin, *nouts]
         self.activation = activation
         self.layers = [Linear(sizes[i], sizes[i + 1], dtype=dtype, device=device, rng=rng)
@@ -86,15 +90,15 @@ class TensorMLP(Module):
         """A TensorMLP with the same weights as the scalar ``mlp`` (layer i's neuron j becomes row j of
         ``layers[i].weight``; its bias, ``bias[j]``)."""
         from ..tensors import tensor
+        from .parameter import Parameter
 
         sizes = [len(mlp.layers[0].neurons[0].w)] + [len(layer.neurons) for layer in mlp.layers]
         activation = next((n.activation for layer in mlp.layers for n in layer.neurons if n.nonlin), "relu")
         model = cls(sizes[0], sizes[1:], activation=activation, dtype=dtype, device=device, seed=0)
         for i, (layer, scalar_layer) in enumerate(zip(model.layers, mlp.layers)):
             rows = [[w.data for w in n.w] for n in scalar_layer.neurons]
-            layer.weight = tensor(rows, requires_grad=True, dtype=dtype, device=device)
-            layer.bias = tensor([n.b.data for n in scalar_layer.neurons], requires_grad=True, dtype=dtype,
-                                device=device)
+            layer.weight = Parameter(tensor(rows, dtype=dtype, device=device))
+            layer.bias = Parameter(tensor([n.b.data for n in scalar_layer.neurons], dtype=dtype, device=device))
             layer.weight.label, layer.bias.label = f"l{i}.weight", f"l{i}.bias"
         return model
 

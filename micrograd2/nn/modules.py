@@ -30,11 +30,21 @@ class Module:
         """Clear every parameter's ``.grad``: ``None`` by default (PyTorch's default), or 0."""
         zero_grad(self.parameters(), set_to_none)
 
-    def forward(self, *args: Any) -> Any:
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError
 
-    def __call__(self, *args: Any) -> Any:
-        return self.forward(*args)
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.forward(*args, **kwargs)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        """Set an attribute; over a registered ``Parameter`` only another Parameter or ``None``
+        (PyTorch's ``TypeError``: a plain Tensor there would drop out of ``parameters()``)."""
+        if value is not None and _is_parameter(vars(self).get(name)) and not _is_parameter(value):
+            raise TypeError(f"cannot assign '{type(value).__name__}' as parameter '{name}' "
+                            "(mg.nn.Parameter or None expected)\n"
+                            f"What to do: assign mg.nn.Parameter(value), or change it in place under "
+                            f"mg.no_grad() (self.{name}.copy_(value)).")
+        object.__setattr__(self, name, value)
 
     def named_parameters(self) -> Iterator[tuple[str, Any]]:
         """``(name, parameter)`` pairs, each parameter once: ``"l1.weight"`` for the ``weight`` of

@@ -484,7 +484,7 @@ class Round(Function):
     @staticmethod
     def forward(ctx, x, decimals):
         if not decimals:
-            return float(round(x)) if math.isfinite(x) else x
+            return math.copysign(round(x), x) if math.isfinite(x) else x  # (round(−0.4) is −0.0)
         scale = 10.0 ** abs(decimals)  # PyTorch's way: round(x·10ᵈ)/10ᵈ in floats (2.675 → 2.68)
         y = x * scale if decimals > 0 else x / scale
         if not math.isfinite(y):
@@ -579,3 +579,126 @@ class Sgn(Function):
     @staticmethod
     def backward(ctx, grad):
         return 0.0
+
+
+# -- the ops of PyTorch's method names a 0-d tensor has (``v.rsqrt()``, ``v.add(w, alpha=2)``…) ----------
+def _fused_multiply_add(a: float, b: float, c: float) -> float:
+    """a·b + c rounded once, as PyTorch's CPU kernels compute ``add(…, alpha)`` (a fused multiply-add):
+    exact in fractions for finite numbers, IEEE's ``inf``/``nan`` otherwise."""
+    if math.isfinite(a) and math.isfinite(b) and math.isfinite(c):
+        from fractions import Fraction
+
+        try:
+            out = float(Fraction(a) * Fraction(b) + Fraction(c))
+        except OverflowError:
+            return a * b + c
+        return a * b + c if out == 0 and a * b == 0 and c == 0 else out  # (−0 + −0 is −0)
+    return a * b + c
+
+
+class AddScaled(Function):
+    """a + alpha·b (``v.add(w, alpha=…)``), rounded once: one ``AddBackward0``.  ∂/∂a = 1, ∂/∂b = alpha."""
+
+    node_name = "AddBackward0"
+    ctx_slots = ("alpha",)
+
+    @staticmethod
+    def forward(ctx, a, b, alpha):
+        ctx.alpha = alpha
+        return _fused_multiply_add(float(alpha), b, a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, grad * ctx.alpha
+
+
+class SubScaled(Function):
+    """a − alpha·b (``v.sub(w, alpha=…)``), rounded once: one ``SubBackward0``.  ∂/∂b = −alpha."""
+
+    node_name = "SubBackward0"
+    ctx_slots = ("alpha",)
+
+    @staticmethod
+    def forward(ctx, a, b, alpha):
+        ctx.alpha = alpha
+        return _fused_multiply_add(-float(alpha), b, a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, -grad * ctx.alpha
+
+
+# PyTorch's AddBackward0 and SubBackward0 show their alpha as ``_saved_alpha`` (the tracer reads it by that name)
+AddScaled._node_class._saved_alpha = SubScaled._node_class._saved_alpha = property(  # type: ignore[attr-defined]
+    lambda node: node.alpha)
+
+
+class Reciprocal(Function):
+    """1/x.  Keeps its output r: ∂/∂x = −g·r² (``ReciprocalBackward0``)."""
+
+    node_name = "ReciprocalBackward0"
+    saved_names = ("result",)
+
+    @staticmethod
+    def forward(ctx, x):
+        out = ieee.div(1.0, x)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return -grad * (out * out)
+
+
+class Rsqrt(Function):
+    """1/√x.  Keeps its output r: ∂/∂x = −½·g·r³ (``RsqrtBackward0``)."""
+
+    node_name = "RsqrtBackward0"
+    saved_names = ("result",)
+
+    @staticmethod
+    def forward(ctx, x):
+        out = ieee.pow_scalar(x, -0.5)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return -0.5 * grad * _pow_scalar(out, 3)
+
+
+class Sign(Function):
+    """−1, 0 or 1 (0 at ±0 and at nan, as PyTorch's ``sign``).  The derivative is 0, a constant (PyTorch's
+    ``zeros_like(grad)``: no graph)."""
+
+    node_name = "SignBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        return ieee.sgn(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return type(grad)(0.0, dtype=grad.dtype) if isinstance(grad, Variable) else 0.0  # type: ignore[call-arg]
+
+
+class Floor(Sign):
+    """The largest integer ≤ x (``FloorBackward0``); the derivative is 0."""
+
+    node_name = "FloorBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        return math.copysign(math.floor(x), x) if math.isfinite(x) else x  # (floor(−0.0) is −0.0)
+
+
+class Ceil(Sign):
+    """The smallest integer ≥ x (``CeilBackward0``); the derivative is 0."""
+
+    node_name = "CeilBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        return math.copysign(math.ceil(x), x) if math.isfinite(x) else x  # (ceil(−0.5) is −0.0)

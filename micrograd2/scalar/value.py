@@ -178,8 +178,70 @@ class Value(Variable):
     def __rpow__(self, other: object) -> Value:
         return ops.RPow.apply(self, base=other) if _operand(other) else NotImplemented
 
+    # -- the same ops by name, as a 0-d tensor's methods (``v.mul(2)`` is ``v * 2``: one node) --------
+    def add(self, other: object, *, alpha: builtins.float = 1) -> Value:
+        """``self + alpha·other``: ``self + other`` when alpha is 1, else one ``AddBackward0`` rounded once."""
+        if not _operand(other):
+            return _by_name(NotImplemented, "add", other)
+        return self + other if alpha == 1 else ops.AddScaled.apply(self, other, alpha=alpha)  # type: ignore[operator]
+
+    def sub(self, other: object, *, alpha: builtins.float = 1) -> Value:
+        """``self − alpha·other``: ``self − other`` when alpha is 1, else one ``SubBackward0`` rounded once."""
+        if not _operand(other):
+            return _by_name(NotImplemented, "sub", other)
+        return self - other if alpha == 1 else ops.SubScaled.apply(self, other, alpha=alpha)  # type: ignore[operator]
+
+    def mul(self, other: object) -> Value:
+        return _by_name(self.__mul__(other), "mul", other)
+
+    def div(self, other: object) -> Value:
+        return _by_name(self.__truediv__(other), "div", other)
+
+    def pow(self, exponent: object) -> Value:
+        return _by_name(self.__pow__(exponent), "pow", exponent)
+
+    def neg(self) -> Value:
+        return ops.Neg.apply(self)
+
+    def square(self) -> Value:
+        """``self ** 2`` (``PowBackward0``), as PyTorch's ``square``."""
+        return ops.Pow.apply(self, exponent=2)
+
+    def reciprocal(self) -> Value:
+        return ops.Reciprocal.apply(self)
+
+    def rsqrt(self) -> Value:
+        return ops.Rsqrt.apply(self)
+
+    def sign(self) -> Value:
+        return ops.Sign.apply(self)
+
+    def floor(self) -> Value:
+        return ops.Floor.apply(self)
+
+    def ceil(self) -> Value:
+        return ops.Ceil.apply(self)
+
     # Comparisons give plain bools and record nothing. == and hash stay identity (as tensors in
-    # sets).
+    # sets); ``v.eq(w)`` compares the numbers, as ``v.lt(w)`` is ``v < w``.
+    def eq(self, other: object) -> bool:
+        return self.data == _number(other)
+
+    def ne(self, other: object) -> bool:
+        return self.data != _number(other)
+
+    def lt(self, other: object) -> bool:
+        return self.data < _number(other)
+
+    def le(self, other: object) -> bool:
+        return self.data <= _number(other)
+
+    def gt(self, other: object) -> bool:
+        return self.data > _number(other)
+
+    def ge(self, other: object) -> bool:
+        return self.data >= _number(other)
+
     def __lt__(self, other: object) -> bool:
         return self.data < _number(other)
 
@@ -277,7 +339,8 @@ class _DetachedValue(Value):
         while isinstance(base, _DetachedValue):
             base = base._base
         self._base = base  # first: ``data`` reads and writes through it
-        self._set_slots(base.data, base.dtype, None, base.label, version_counter(base))
+        label = f"{base.label}.detach()" if base.label else base.label  # a trace must not call it x
+        self._set_slots(base.data, base.dtype, None, label, version_counter(base))
 
     @classmethod
     def _wrap(cls, data: Data, dtype: Any, grad_fn: Node | None) -> Value:
@@ -295,6 +358,14 @@ class _DetachedValue(Value):
 def _operand(x: object) -> bool:
     """Can ``x`` take part in a Value op?  Values and real numbers can."""
     return isinstance(x, Value) or isinstance(x, numbers.Real)
+
+
+def _by_name(result: Any, name: str, other: object) -> Value:
+    """What ``v.mul(other)`` returns: the operator's result; PyTorch's ``TypeError`` where it declines."""
+    if result is NotImplemented:
+        raise TypeError(f"{name}(): argument 'other' (position 1) must be a number or a Value, not "
+                        f"{type(other).__name__}\nWhat to do: pass a number or a Value.")
+    return result  # type: ignore[no-any-return]
 
 
 def _number(x: object) -> float:

@@ -14,8 +14,24 @@ except ModuleNotFoundError as missing:
         "What to do: pip install numpy (mg.Value, the scalar engine, works without it).",
         name="numpy") from None
 
-from .creation import full, ones, tensor, zeros
+from .creation import (
+    arange,
+    empty_like,
+    eye,
+    full,
+    full_like,
+    linspace,
+    manual_seed,
+    ones,
+    ones_like,
+    rand,
+    randn,
+    tensor,
+    zeros,
+    zeros_like,
+)
 from .storage import check_tensor_dtype
 from .tensor import Tensor
 
-__all__ = ["Tensor", "check_tensor_dtype", "full", "ones", "tensor", "zeros"]
+__all__ = ["Tensor", "arange", "check_tensor_dtype", "empty_like", "eye", "full", "full_like", "linspace",
+           "manual_seed", "ones", "ones_like", "rand", "randn", "tensor", "zeros", "zeros_like"]

@@ -106,6 +106,11 @@ class SubScaled(Function):
         return (sum_to(grad, sa) if need_a else None), (sum_to(-grad * ctx.alpha, sb) if need_b else None)
 
 
+# PyTorch's AddBackward0 and SubBackward0 show their alpha as ``_saved_alpha`` (the tracer reads it by that name)
+AddScaled._node_class._saved_alpha = SubScaled._node_class._saved_alpha = property(  # type: ignore[attr-defined]
+    lambda node: node.alpha)
+
+
 def add_scaled(ctx: Any, a: Any, b: Any, alpha: float) -> Any:
     """``a + alpha·b`` into a copy of ``a`` by the backend's ``iadd`` (one rounding, as PyTorch), when ``b`` is
     a number or an array of a's dtype that broadcasts to a's shape; otherwise ``alpha·b``, then ``+``."""
@@ -458,3 +463,61 @@ def fill_(x: Tensor, value: float) -> Tensor:
     x._check_view_in_place()
     zero_(x)
     return add_(x, value) if value else x
+
+
+# -- method forms: ``x.mul(y)`` is ``x * y`` (the same op, one node) --------------------------------------
+def named(op: Operator, name: str) -> Operator:
+    """The method ``x.mul(other)`` for the operator ``x * other`` (``Tensor.mul = named(__mul__, "mul")``):
+    the same op and node; an operand the operator declines is PyTorch's ``TypeError``."""
+
+    def method_form(x: Tensor, other: Any) -> Any:
+        out = op(x, other)
+        if out is NotImplemented:
+            raise declined(name, other)
+        return out
+
+    method_form.__qualname__ = f"named({name!r})"
+    method_form.__doc__ = f"``x.{name}(other)``: the same op as its operator."
+    return method_form
+
+
+def declined(name: str, other: Any) -> TypeError:
+    """PyTorch's error for an operand that is not a Tensor or a number."""
+    return TypeError(f"{name}(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}\n"
+                     "What to do: pass a Tensor or a number.")
+
+
+_add, _sub = named(operator(Add), "add"), named(operator(Sub), "sub")
+
+
+def _scaled(x: Tensor, other: Any, alpha: Any, fn: type[Function], name: str) -> Any:
+    """``x ± alpha·other`` as one ``AddBackward0``/``SubBackward0`` node keeping alpha (PyTorch's)."""
+    o = x._operand(other)
+    if o is NotImplemented:
+        raise declined(name, other)
+    a, b = same_kind(x, o)
+    if a.dtype in INTEGERS and isinstance(alpha, float):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.\n"
+                           "What to do: pass an integer alpha, or make the Tensor a float first (.float()).")
+    return fn.apply(a, b, alpha=alpha)
+
+
+def add(x: Tensor, other: Any, *, alpha: Any = 1) -> Any:
+    """``x + alpha·other`` (PyTorch's ``add``): ``x + other`` when alpha is 1, else one ``AddBackward0``
+    rounded once."""
+    return _add(x, other) if alpha == 1 else _scaled(x, other, alpha, AddScaled, "add")
+
+
+def sub(x: Tensor, other: Any, *, alpha: Any = 1) -> Any:
+    """``x − alpha·other`` (PyTorch's ``sub``): ``x − other`` when alpha is 1, else one ``SubBackward0``."""
+    return _sub(x, other) if alpha == 1 else _scaled(x, other, alpha, SubScaled, "sub")
+
+
+def square(x: Tensor) -> Any:
+    """x², as PyTorch's ``square``: ``x ** 2`` (``PowBackward0``)."""
+    return pow_operator(x, 2)
+
+
+def reciprocal(x: Tensor) -> Any:
+    """1/x (``ReciprocalBackward0``); an integer Tensor gives float32, as PyTorch."""
+    return Reciprocal.apply(x._as_float())

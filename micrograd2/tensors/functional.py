@@ -15,13 +15,13 @@ from typing import Any
 
 from ..autograd import grad_mode
 from .creation import tensor
-from .linalg import Addmm
+from .linalg import TITLES, Addmm, same_dtype
 from .losses import BinaryCrossEntropy, BinaryCrossEntropyWithLogits, MseLoss, NllLoss, check_reduction
 from .storage import INTEGERS
 from .tensor import Tensor
 
 __all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy", "hinge_loss", "linear",
-           "log_softmax", "mse_loss", "nll_loss"]
+           "log_softmax", "mse_loss", "nll_loss", "softmax"]
 
 
 def _like(x: Any, ref: Tensor) -> Any:
@@ -58,7 +58,12 @@ def binary_cross_entropy(prob: Tensor, target: Any, *, reduction: str = "mean") 
     (``mg.nn.functional.binary_cross_entropy`` refuses to run under autocast, as PyTorch's, before it
     hands Tensors over to this.)
     """
-    return BinaryCrossEntropy.apply(prob, _like(target, prob), reduction=check_reduction(reduction))
+    target = _like(target, prob)
+    if target.shape != prob.shape:  # torch.nn.functional's check
+        raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
+                         f"({prob.shape}) is deprecated. Please ensure they have the same size.\n"
+                         "What to do: pass one target per probability, with the same shape.")
+    return BinaryCrossEntropy.apply(prob, target, reduction=check_reduction(reduction))
 
 
 def binary_cross_entropy_with_logits(logits: Tensor, target: Any, *,
@@ -79,6 +84,11 @@ def binary_cross_entropy_with_logits(logits: Tensor, target: Any, *,
 def log_softmax(logits: Tensor, dim: int = -1) -> Tensor:
     """zᵢ − log Σⱼ exp zⱼ along ``dim`` (``LogSoftmaxBackward0``), stable for large logits."""
     return logits.log_softmax(dim)
+
+
+def softmax(logits: Tensor, dim: int = -1) -> Tensor:
+    """exp zᵢ / Σⱼ exp zⱼ along ``dim`` (``SoftmaxBackward0``), stable for large logits."""
+    return logits.softmax(dim)
 
 
 def nll_loss(log_probs: Tensor, targets: Any, ignore_index: int = -100, *,
@@ -206,6 +216,9 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     policy = grad_mode.autocast_policy()
     if policy is not None and getattr(policy, "dtype", None):
         x, weight, bias = policy.cast((x, weight, bias), policy.dtype)
+    same_dtype(x, weight, "mat1 and mat2 must have the same dtype, but got {} and {}", TITLES)
+    if bias is not None:
+        same_dtype(bias, weight, "self and mat2 must have the same dtype, but got {} and {}", TITLES)
     wt = weight.t()
     if bias is None:
         return x @ wt

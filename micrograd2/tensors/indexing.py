@@ -1,5 +1,6 @@
-r"""Indexing: ``x[i]``, ``x[a:b]``, ``x[None]``, index arrays and masks, ``x[index] = value``, and
-``x.unbind(dim)`` / ``for row in x`` (one ``UnbindBackward0`` whose output k is slice k).
+r"""Indexing: ``x[i]``, ``x[a:b]``, ``x[None]``, index arrays and masks, ``x[index] = value``,
+``x.unbind(dim)`` / ``for row in x`` (one ``UnbindBackward0`` whose output k is slice k), and
+``x.gather(dim, index)`` (``GatherBackward0``, at the end).
 
 Basic indexing (ints, slices, ``None``, ``...``) makes a view of ``x``; PyTorch names
 its node after the last step (``SelectBackward0``, ``SliceBackward0``,
@@ -136,19 +137,22 @@ class Unbind(Function):
 
 
 class Stack(Function):
-    """Tensors of one shape stacked along a new axis ``dim``: unbind's backward (``StackBackward0``)."""
+    """Tensors of one shape stacked along a new axis ``dim`` (``torch.stack``, and unbind's backward):
+    ``StackBackward0``.  Backward: PyTorch's ``stack_tensors_backward``, slice k of the gradient
+    (``grad.select(dim, k)``) to input k."""
 
     node_name = "StackBackward0"
     ctx_slots = ("dim",)
 
     @staticmethod
-    def forward(ctx, *slices, dim):  # type: ignore[override]  # (dim: keyword-only)
+    def forward(ctx, *slices, dim, dtype=None):  # type: ignore[override]  # (keyword-only attributes)
         ctx.dim = dim
         return stack(slices, dim)
 
     @staticmethod
     def backward(ctx, grad):
-        return grad.unbind(ctx.dim)
+        every = (slice(None),) * ctx.dim
+        return tuple(grad[every + (k,)] if need else None for k, need in enumerate(ctx.needs_input_grad))
 
 
 def stack(slices: Any, dim: int) -> Any:
@@ -312,6 +316,7 @@ def setitem(x: Tensor, index: Any, value: Any) -> None:
     recorded, PyTorch copies into the view ``x[index]``: its ``CopySlices`` keeps that ``CopyBackwards``
     (edges: x's old history, the value's)."""
     index = _arrays_in(x, index)
+    _check_value(x, index, value)
     if x._base is not None and grad_mode.is_grad_enabled():  # PyTorch writes through x[index]: named after it
         steps = _basic_steps(index, x.ndim) if is_basic_index(index) else []
         refuse_several_views_in_place(x, steps[-1][0] if steps else None)
@@ -333,6 +338,42 @@ def setitem(x: Tensor, index: Any, value: Any) -> None:
     x._check_view_in_place()
     # PyTorch's index_put_ for index arrays (on a view: inside the base's CopySlices); else numbers only
     x._in_place(Partial(IndexPutInPlace if _only_arrays(index) else SetItem, index=index), value)
+
+
+def _check_value(x: Tensor, index: Any, value: Any) -> None:
+    """PyTorch's refusals for ``x[index] = value``: a value that is not a Tensor or a number
+    (``TypeError``), or a Tensor that does not broadcast to ``x[index]``'s shape (``RuntimeError``)."""
+    if not isinstance(value, type(x)):
+        if isinstance(value, (int, float, np.integer)):  # (bool is an int; numpy.float64 a float)
+            return
+        name = type(value).__name__ if type(value).__module__ == "builtins" else \
+            f"{type(value).__module__}.{type(value).__name__}"
+        raise TypeError(f"can't assign a {name} to a {x.dtype} Tensor\n"
+                        "What to do: assign a number or a Tensor (mg.tensor(...)).")
+    try:  # x[index]'s shape, read from a zero-strided stand-in (no copy of x)
+        target = np.broadcast_to(np.empty((), np.int8), x.shape)[index].shape
+    except Exception:  # noqa: BLE001 - an index NumPy reads otherwise: the write reports it
+        return
+    shape = list(value.shape)
+    while len(shape) > len(target) and shape[0] == 1:  # PyTorch drops the value's leading 1s
+        shape.pop(0)
+    fits = len(shape) <= len(target) and all(
+        n in (1, m) for n, m in zip(reversed(shape), reversed(target)))
+    if fits:
+        return
+    if not is_basic_index(index):
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(value.shape)} cannot be "
+                           f"broadcast to indexing result of shape {list(target)}\n"
+                           "What to do: give a value of the indexed shape, or one that broadcasts to it.")
+    if len(shape) > len(target):
+        raise RuntimeError(f"expand(size={list(target)}): the number of sizes provided ({len(target)}) "
+                           f"must be greater or equal to the number of dimensions in the tensor "
+                           f"({len(shape)})\nWhat to do: give a value of x[index]'s shape.")
+    k = next(k for k in range(1, len(shape) + 1) if shape[-k] not in (1, target[-k]))
+    raise RuntimeError(f"The expanded size of the tensor ({target[-k]}) must match the existing size "
+                       f"({shape[-k]}) at non-singleton dimension {len(target) - k}.  Target sizes: "
+                       f"{list(target)}.  Tensor sizes: {list(value.shape)}\n"
+                       "What to do: give a value of x[index]'s shape, or one that broadcasts to it.")
 
 
 def _only_arrays(index: Any) -> bool:
@@ -481,3 +522,86 @@ def refuse_several_views_in_place(t: Tensor, through: Any = None) -> None:
                 k, op = 0, last.fn.node_name
             raise RuntimeError(SEVERAL_VIEWS.format(k=k, op=op.removesuffix("Backward0")))
         link = link.parent
+
+
+# -- gather: the element at index[i][j] along dim, for each position -------------------------------------
+def gather_index(be: Any, index: Any, dim: int) -> tuple[Any, ...]:
+    """The advanced index that reads ``x.gather(dim, index)``: ``index`` on axis ``dim``, and on every
+    other axis k the position along k (an ``arange`` shaped to broadcast against ``index``)."""
+    shape = be.shape(index)
+    parts = []
+    for k, n in enumerate(shape):
+        if k == dim:
+            parts.append(index)
+        else:
+            along = [1] * len(shape)
+            along[k] = n
+            parts.append(be.reshape(be.arange(n), tuple(along)))
+    return tuple(parts)
+
+
+class Gather(Function):
+    """``x.gather(dim, index)``: out[i][j] = x[i][index[i][j]] for ``dim`` = 1 (``GatherBackward0``).
+    derivatives.yaml's ``gather_backward``: zeros of x's shape with the gradient added at the gathered
+    positions (a position gathered twice gets both)."""
+
+    node_name = "GatherBackward0"
+    saved_names = ("index",)
+    ctx_slots = ("dim", "shape")
+
+    @staticmethod
+    def forward(ctx, x, dim, index):
+        be = backend(x)
+        ctx.dim, ctx.shape = dim, be.shape(x)
+        ctx.save_for_backward(index)  # NOTE [Saved indices]
+        return be.getitem(x, gather_index(be, index, dim))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (index,) = ctx.saved_tensors
+        return ScatterAdd.apply(grad, dim=ctx.dim, index=index, shape=ctx.shape)
+
+
+class ScatterAdd(Function):
+    """Zeros of ``shape`` with ``src`` added at ``index`` along ``dim``: gather's backward (recorded:
+    PyTorch's ``ScatterAddBackward0``, whose gradient for ``src`` is ``grad.gather(dim, index)``)."""
+
+    node_name = "ScatterAddBackward0"
+    saved_names = ("index",)
+    ctx_slots = ("dim",)
+
+    @staticmethod
+    def forward(ctx, src, dim, index, shape):
+        be = backend(src)
+        ctx.dim = dim
+        ctx.save_for_backward(index)
+        return be.scatter_add(shape, gather_index(be, index, dim), src, be.dtype(src))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (index,) = ctx.saved_tensors
+        return Gather.apply(grad, dim=ctx.dim, index=index)
+
+
+def gather(x: Tensor, dim: int, index: Tensor) -> Tensor:
+    """The elements of ``x`` at ``index`` along ``dim`` (``GatherBackward0``); ``index`` is an int64 Tensor
+    with x's number of dims, no larger than x on the other axes."""
+    (d,) = normalize_dims(dim, x.ndim)
+    if not isinstance(index, type(x)) or index.dtype != "int64":
+        raise RuntimeError("gather(): Expected dtype int32/int64 for index\n"
+                           "What to do: pass an int64 Tensor: mg.tensor([[0], [2]], dtype='int64').")
+    if index.ndim != x.ndim and x.ndim and index.ndim:
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor\n"
+                           "What to do: give the index one axis per axis of the input (unsqueeze it).")
+    for k, (n, m) in enumerate(zip(index.shape, x.shape)):
+        if k != d and n > m:
+            raise RuntimeError(f"Size does not match at dimension {k} expected index {list(index.shape)} to be "
+                               f"no larger than self {list(x.shape)} apart from dimension {d}\n"
+                               "What to do: the index may be larger than the input only along dim.")
+    values = index.detach().numpy()
+    size = x.shape[d] if x.ndim else 1
+    bad = values[(values < 0) | (values >= size)]
+    if bad.size:
+        raise RuntimeError(f"index {int(bad.flat[0])} is out of bounds for dimension {d} with size {size}\n"
+                           f"What to do: indices along dim run from 0 to {size - 1}.")
+    return Gather.apply(x, dim=d, index=index.data)  # type: ignore[no-any-return]

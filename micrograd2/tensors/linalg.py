@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from ..autograd import Function
+from ..autograd import Function, grad_mode
 from .compute import backend, broadcast_shape, shape_of, shapes_differ, sum_to
 from .shapes import SqueezeDims, UnsafeView, Unsqueeze
 from .storage import cross_device
@@ -192,6 +192,7 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
     or more dims) as PyTorch's ``_matmul_impl`` does them (``batched``)."""
     if a._backend is not b._backend:
         cross_device(a, b) if b.ndim else cross_device(b, a)
+    same_dtype(a, b, "expected m1 and m2 to have the same dtype, but got: {} != {}", C_NAMES)
     na, nb = a.ndim, b.ndim
     if na == 0 or nb == 0:
         raise RuntimeError(
@@ -210,6 +211,20 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
         return Dot.apply(a, b)
     row = a._view(Unsqueeze, shape=(1, inner_a))
     return Mm.apply(row, b)._view(SqueezeDims, shape=(b.shape[1],))
+
+
+C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+           "int64": "long int", "bool": "bool"}  # the C++ names PyTorch's errors print
+TITLES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
+          "int64": "Long", "bool": "Bool"}
+
+
+def same_dtype(a: Tensor, b: Tensor, message: str, names: dict[str, str]) -> None:
+    """PyTorch's ``RuntimeError`` for a matrix product of two dtypes: it multiplies, it does not promote.
+    (Under autocast both are cast to one dtype first, so nothing is refused there.)"""
+    if a.dtype != b.dtype and grad_mode.autocast_policy() is None:
+        raise RuntimeError(message.format(names.get(a.dtype, a.dtype), names.get(b.dtype, b.dtype))
+                           + f"\nWhat to do: convert one operand first, e.g. b.to({a.dtype!r}).")
 
 
 def _mismatch(sa: tuple[int, ...], sb: tuple[int, ...]) -> str:
@@ -312,3 +327,12 @@ def rmatmul_operator(x: Tensor, other: Any) -> Any:
     """``other @ x`` (``other`` not a Tensor)."""
     o = _matrix_operand(x, other)
     return NotImplemented if o is NotImplemented else matmul(o, x)
+
+
+def mm(x: Tensor, other: Tensor) -> Tensor:
+    """The product of two matrices (``MmBackward0``); PyTorch's error for anything else."""
+    for t, name in ((x, "self"), (other, "mat2")):
+        if not isinstance(t, type(x)) or t.ndim != 2:
+            raise RuntimeError(f"{name} must be a matrix\nWhat to do: mm multiplies two 2-D Tensors; use matmul (@) "
+                               "for vectors and batches.")
+    return matmul(x, other)

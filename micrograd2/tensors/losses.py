@@ -126,21 +126,24 @@ class MseLoss(Function):
         pred, target = ctx.saved_tensors
         sp, st = ctx.shapes
         need_p, need_t = ctx.needs_input_grad
-        norm = 2.0 / ctx.n if ctx.reduction == "mean" else 2.0  # PyTorch's mse_loss_backward
+        # PyTorch's mse_loss_backward; of no elements, 2/0 is C's inf (the gradient is empty)
+        norm = (2.0 / ctx.n if ctx.n else math.inf) if ctx.reduction == "mean" else 2.0
         g = (pred - target) * (grad * norm)
         return (sum_to(g, sp) if need_p else None), (sum_to(-g, st) if need_t else None)
 
 
-def _clamped_logs(be: Any, p: Any) -> tuple[Any, Any]:
-    """log p and log(1 − p), each clamped at −100 as PyTorch's binary cross-entropy does."""
-    log_p = be.binary("maximum", be.unary("log", p), -100.0)
-    log_q = be.binary("maximum", be.unary("log", be.binary("sub", 1.0, p)), -100.0)
-    return log_p, log_q
+def log1p(be: Any, u: Any) -> Any:
+    """log(1 + u) accurate for small u, from the backend's ``log``: log(w)·u/(w − 1) with w = 1 + u
+    (the rounding of w cancels), or u itself where w rounds to 1."""
+    w = be.binary("add", 1.0, u)
+    ratio = be.binary("div", be.binary("mul", be.unary("log", w), u), be.binary("sub", w, 1.0))
+    return be.where(be.binary("eq", w, 1.0), u, ratio)
 
 
 class BinaryCrossEntropy(Function):
-    """−[y·log p + (1 − y)·log(1 − p)], each log clamped at −100 (as PyTorch), reduced.
-    ∂/∂p = g·(p − y) / max(p(1 − p), 1e−12), ∂/∂y = g·(log(1 − p) − log p), each / n for the mean."""
+    """−[y·log p + (1 − y)·log(1 − p)], each log clamped at −100 (as PyTorch: log(1 − p) is
+    log1p(−p), exact for a tiny p), reduced.  ∂/∂p is ``BceGrad`` (PyTorch's kernel, and its own
+    double backward); ∂/∂y = −logit(p)·g, each / n for the mean."""
 
     node_name = "BinaryCrossEntropyBackward0"
     saved_names = ("self", "target")
@@ -157,32 +160,88 @@ class BinaryCrossEntropy(Function):
                                    "What to do: pass probabilities (e.g. x.sigmoid()), or the logits to "
                                    "binary_cross_entropy_with_logits.")
         ctx.save_for_backward(p, y)
-        log_p, log_q = _clamped_logs(be, p)
-        terms = be.binary("add", be.binary("mul", y, log_p),
-                          be.binary("mul", be.binary("sub", 1.0, y), log_q))
+        log_p = be.binary("maximum", be.unary("log", p), -100.0)
+        log_q = be.binary("maximum", log1p(be, be.unary("neg", p)), -100.0)
+        terms = be.binary("sub", be.binary("mul", be.binary("sub", y, 1.0), log_q), be.binary("mul", y, log_p))
         ctx.n = math.prod(be.shape(terms))
         ctx.reduction = reduction
-        return reduce_terms(be, be.unary("neg", terms), reduction, float(ctx.n))
+        return reduce_terms(be, terms, reduction, float(ctx.n))
 
     @staticmethod
     def backward(ctx, grad):
         p, y = ctx.saved_tensors
         need_p, need_y = ctx.needs_input_grad
         n = float(ctx.n) if ctx.reduction == "mean" else 1.0
-        grad_p = grad_y = None
-        if need_p:  # PyTorch's order: g·(p − y) / max((1 − p)·p, ε), then / n
-            denom = ((1.0 - p) * p).clamp_min(BCE_EPSILON)  # PyTorch's guard against p = 0 or 1
-            grad_p = grad * (p - y) / denom / n
-        if need_y:  # ∂/∂y = log(1 − p) − log p (the clamped logs, as PyTorch)
-            log_p, log_q = p.log().clamp_min(-100.0), (1.0 - p).log().clamp_min(-100.0)
-            grad_y = grad / n * (log_q - log_p)
+        grad_p = BceGrad.apply(grad, p, y, n=n) if need_p else None
+        grad_y = None
+        if need_y:  # PyTorch's binary_cross_entropy_target_backward: −logit(p)·g, then / n
+            grad_y = -Logit.apply(p) * grad
+            grad_y = grad_y / n if ctx.reduction == "mean" else grad_y
         return grad_p, grad_y
 
 
+class BceGrad(Function):
+    """PyTorch's ``binary_cross_entropy_backward(g, p, y)`` = g·(p − y) / max((1 − p)·p, ε) / n, as one
+    op: NOTE [The binary cross-entropy's second derivative]."""
+
+    node_name = "BinaryCrossEntropyBackwardBackward0"
+    saved_names = ("grad_output", "self", "target")
+    ctx_slots = ("n",)
+
+    @staticmethod
+    def forward(ctx, g, p, y, n):
+        be = backend(p, y)
+        ctx.save_for_backward(g, p, y)
+        ctx.n = n
+        denom = be.binary("maximum", be.binary("mul", be.binary("sub", 1.0, p), p), BCE_EPSILON)
+        out = be.binary("div", be.binary("mul", g, be.binary("sub", p, y)), denom)
+        return out if n == 1.0 else be.binary("div", out, n)
+
+    # NOTE [The binary cross-entropy's second derivative]
+    # derivatives.yaml differentiates the first derivative with formulas of its own, which put
+    # ε = 1e-12 elsewhere than the first derivative's guard: ∂/∂p = (p² − 2py + y) /
+    # ((p + ε)²(1 − p + ε)²)·gg·g, ∂/∂y = −gg·g / max((1 − p)p, ε), ∂/∂g = (p − y) /
+    # ((p + ε)(1 − p + ε))·gg (each / n for the mean). The exact derivative differs near 0 and 1.
+    @staticmethod
+    def backward(ctx, gg):
+        g, p, y = ctx.saved_tensors
+        need_g, need_p, need_y = ctx.needs_input_grad
+        eps, n = 1e-12, ctx.n
+        grad_g = grad_p = grad_y = None
+        if need_p:
+            grad_p = (p * p - 2 * p * y + y) / ((p + eps) ** 2 * (1 - p + eps) ** 2) * (gg * g)
+            grad_p = grad_p / n if n != 1.0 else grad_p
+        if need_y:
+            grad_y = (-gg * g) / ((1 - p) * p).detach().clamp_min(eps)
+            grad_y = grad_y / n if n != 1.0 else grad_y
+        if need_g:
+            grad_g = (p - y) / ((p + eps) * (1 - p + eps)) * gg
+            grad_g = sum_to(grad_g / n if n != 1.0 else grad_g, shape_of(g))
+        return grad_g, grad_p, grad_y
+
+
+class Logit(Function):
+    """log(p / (1 − p)) (``LogitBackward0``): ∂/∂p = g / (p(1 − p)), nan outside [0, 1]."""
+
+    node_name = "LogitBackward0"
+    saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, p):
+        be = backend(p)
+        ctx.save_for_backward(p)
+        return be.unary("log", be.binary("div", p, be.binary("sub", 1.0, p)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (p,) = ctx.saved_tensors
+        return (grad / (p * (1.0 - p))).where(p <= 1.0, math.nan).where(p >= 0.0, math.nan)
+
+
 class BinaryCrossEntropyWithLogits(Function):
-    """−[y·log σ(x) + (1 − y)·log(1 − σ(x))] from logits x, stably: each term is
-    (1 − y)·x + m + log(e⁻ᵐ + e⁻ˣ⁻ᵐ) with m = max(−x, 0), reduced.
-    ∂/∂x = (σ(x) − y)·g, ∂/∂y = −x·g, each / n for the mean."""
+    """−[y·log σ(x) + (1 − y)·log(1 − σ(x))] from logits x, as PyTorch: (1 − y)·x − log σ(x), with
+    log σ(x) = min(x, 0) − log1p(e^−|x|) in x's dtype (exact for confident logits), reduced.
+    ∂/∂x = (σ(x) − y)·g, ∂/∂y = −x·g, each then / n for the mean (PyTorch's order)."""
 
     node_name = "BinaryCrossEntropyWithLogitsBackward0"
     saved_names = ("self", "target")
@@ -193,11 +252,9 @@ class BinaryCrossEntropyWithLogits(Function):
     def forward(ctx, x, y, reduction="mean"):
         be = backend(x, y)
         ctx.save_for_backward(x, y)
-        neg_x = be.unary("neg", x)
-        m = be.binary("maximum", neg_x, 0.0)
-        both = be.binary("add", be.unary("exp", be.unary("neg", m)), be.unary("exp", be.binary("sub", neg_x, m)))
-        terms = be.binary("add", be.binary("mul", be.binary("sub", 1.0, y), x),
-                          be.binary("add", m, be.unary("log", both)))
+        low = be.unary("neg", be.binary("maximum", be.unary("neg", x), 0.0))  # min(x, 0)
+        log_sigmoid = be.binary("sub", low, log1p(be, be.unary("exp", be.unary("neg", be.unary("abs", x)))))
+        terms = be.binary("sub", be.binary("mul", be.binary("sub", 1.0, y), x), log_sigmoid)
         ctx.n = math.prod(be.shape(terms))
         ctx.reduction = reduction
         return reduce_terms(be, terms, reduction, float(ctx.n))
@@ -206,7 +263,10 @@ class BinaryCrossEntropyWithLogits(Function):
     def backward(ctx, grad):
         x, y = ctx.saved_tensors
         need_x, need_y = ctx.needs_input_grad
-        scale = grad / float(ctx.n) if ctx.reduction == "mean" else grad
-        grad_x = (x.sigmoid() - y) * scale if need_x else None
-        grad_y = -x * scale if need_y else None
+        n = float(ctx.n) if ctx.reduction == "mean" else None
+        grad_x = (x.sigmoid() - y) * grad if need_x else None
+        grad_y = -x * grad if need_y else None
+        if n is not None:
+            grad_x = None if grad_x is None else grad_x / n
+            grad_y = None if grad_y is None else grad_y / n
         return grad_x, grad_y

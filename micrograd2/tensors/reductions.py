@@ -1,4 +1,6 @@
-r"""Reductions: ``sum``, ``mean``, ``max``/``min``, ``amax``/``amin``, ``argmax``/``argmin``, ``any``, ``all``.
+r"""Reductions: ``sum``, ``mean``, ``max``/``min``, ``amax``/``amin``, ``argmax``/``argmin``, ``any``, ``all``;
+``std``/``var``, ``prod``, ``cumsum``, ``logsumexp`` and ``norm`` (appended after them, with their backward
+formulas from PyTorch's derivatives.yaml, zero and tie cases included).
 
 Over everything or over dims.  The ``Function``\ s first (``Sum`` → ``SumBackward0``,
 ``SumDim`` → ``SumBackward1``…), then the methods ``Tensor`` is given: they read
@@ -13,7 +15,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from ..autograd import Function
-from .compute import backend, kept_shape, mask_mul, normalize_dims
+from .compute import backend, kept_shape, mask_mul, normalize_dims, where
 from .storage import INTEGERS
 
 if TYPE_CHECKING:
@@ -467,3 +469,410 @@ def all_of(x: Tensor) -> Tensor:
     be = x._backend
     zeros = be.sum(be.astype(be.binary("eq", x.data, 0), "int64"))
     return x._wrap(be.binary("eq", zeros, 0), "bool", None)
+
+
+# -- spread: var and std ------------------------------------------------------------------------------------
+def _on_dims(be: Any, x: Any, dim: tuple[int, ...] | None) -> tuple[Any, int]:
+    """The axes a reduction over ``dim`` (None: all) takes, and how many elements each result sums."""
+    shape = be.shape(x)
+    axes = tuple(range(len(shape))) if dim is None else dim
+    return axes, math.prod(shape[d] for d in axes)
+
+
+def variance(be: Any, x: Any, dim: tuple[int, ...] | None, correction: float, keepdim: bool) -> Any:
+    """Σ(x − mean)² / max(0, n − correction) over ``dim`` on arrays (float16 in float32): 0/0 is nan and
+    c/0 is inf when there are no degrees of freedom left, as PyTorch's."""
+    wide = _accumulated(be, x)
+    axes, n = _on_dims(be, wide, dim)
+    mean = be.binary("div", be.sum(wide, axis=axes, keepdims=True), float(n))
+    deviation = be.binary("sub", wide, mean)
+    total = be.sum(be.binary("mul", deviation, deviation), axis=axes, keepdims=keepdim)
+    return be.binary("div", total, float(max(0.0, n - correction)))
+
+
+def _unsqueezed(grad: Tensor, dim: tuple[int, ...], ndim: int, keepdim: bool) -> Tensor:
+    """PyTorch's ``unsqueeze_multiple``: the reduced axes back as 1s (unless they were kept)."""
+    if keepdim:
+        return grad
+    for d in sorted(dim):
+        grad = grad.unsqueeze(d)
+    return grad
+
+
+def var_backward(grad: Tensor, x: Tensor, dim: tuple[int, ...] | None, correction: float,
+                 keepdim: bool) -> Tensor:
+    """PyTorch's ``var_backward``: 2/(n − correction) · grad · (x − mean).  Over every element with no
+    degree of freedom left, grad·nan where x equals its mean and grad·inf elsewhere."""
+    if x.ndim == 0 or dim is None:
+        dof = x.numel() - correction
+        if dof <= 0:
+            mean = x.mean()
+            be = x._backend
+            flat = be.where(be.binary("eq", x.data, mean.data), math.nan, math.inf)
+            return grad * x._wrap(be.astype(flat, be.dtype(x.data)), x.dtype, None)
+        return (2.0 / dof) * grad * (x - x.mean())
+    if x.ndim > 1:
+        grad = _unsqueezed(grad, dim, x.ndim, keepdim)
+    n = math.prod(x.shape[d] for d in dim) - correction
+    scale = 2.0 / n if n else math.inf
+    return scale * grad * (x - x.mean(dim, keepdim=True))
+
+
+class Var(Function):
+    """The variance over ``dim`` (None: every element) with ``correction`` (1: Bessel's, the default):
+    ``VarBackward0``, derivatives.yaml's ``var_backward``."""
+
+    node_name = "VarBackward0"
+    saved_names = ("self",)
+    ctx_slots = ("dim", "correction", "keepdim")
+
+    @staticmethod
+    def forward(ctx, x, dim, correction, keepdim):
+        ctx.save_for_backward(x)
+        ctx.dim, ctx.correction, ctx.keepdim = dim, correction, keepdim
+        return variance(backend(x), x, dim, correction, keepdim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return var_backward(grad, x, ctx.dim, ctx.correction, ctx.keepdim)
+
+
+class Std(Function):
+    """The standard deviation √var (``StdBackward0``).  derivatives.yaml's ``std_backward``: var's
+    gradient of grad / (2·std), that ratio 0 where std is 0 (no nan at a constant input)."""
+
+    node_name = "StdBackward0"
+    saved_names = ("self", "result")
+    ctx_slots = ("dim", "correction", "keepdim")
+
+    @staticmethod
+    def forward(ctx, x, dim, correction, keepdim):
+        be = backend(x)
+        out = be.unary("sqrt", variance(be, x, dim, correction, keepdim))
+        ctx.save_for_backward(x, out)
+        ctx.dim, ctx.correction, ctx.keepdim = dim, correction, keepdim
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        from .selection import MaskedFill
+
+        x, out = ctx.saved_tensors
+        be = out._backend
+        ratio = MaskedFill.apply(grad / (out * 2), mask=be.binary("eq", out.data, 0.0), value=0.0)
+        return var_backward(ratio, x, ctx.dim, ctx.correction, ctx.keepdim)
+
+
+def _spread(fn: Any, name: str, x: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any) -> Tensor:
+    """``std``/``var`` as PyTorch 2.13 reads them: ``(dim=None, *, correction=1, keepdim=False)``, or the
+    older ``(dim, unbiased, keepdim)`` and ``(unbiased)``."""
+    if isinstance(dim, bool):  # x.std(False): the old unbiased argument
+        dim, unbiased = None, dim
+    if unbiased is not None and correction is not None:
+        raise RuntimeError(f"{name}: can't specify both correction and unbiased arguments\n"
+                           "What to do: pass correction= alone (unbiased=False is correction=0).")
+    if x.dtype in INTEGERS:
+        raise RuntimeError("std and var only support floating point and complex dtypes\n"
+                           "What to do: use a float Tensor: t.float().")
+    c = correction if correction is not None else (0 if unbiased is False else 1)
+    dims = None if dim is None else normalize_dims(dim, x.ndim)
+    return fn.apply(x, dim=dims, correction=c, keepdim=bool(keepdim))  # type: ignore[no-any-return]
+
+
+def var_of(x: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+           correction: Any = None) -> Tensor:
+    """The variance over ``dim`` (all elements by default), dividing by n − correction (``VarBackward0``)."""
+    return _spread(Var, "var", x, dim, unbiased, keepdim, correction)
+
+
+def std_of(x: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+           correction: Any = None) -> Tensor:
+    """The standard deviation over ``dim`` (all elements by default), n − correction (``StdBackward0``)."""
+    return _spread(Std, "std", x, dim, unbiased, keepdim, correction)
+
+
+# -- products ---------------------------------------------------------------------------------------------------
+def _host_reduce(be: Any, x: Any, reduce: Any) -> Any:
+    """``reduce(host array)`` on x's backend, in x's dtype (the backends have no product or running sum)."""
+    import numpy as np
+
+    with np.errstate(all="ignore"):
+        return be.from_host(reduce(be.to_host(x)), be.dtype(x))
+
+
+class Prod(Function):
+    """The product of all elements (``ProdBackward0``).  Backward: PyTorch's ``prod_backward``."""
+
+    node_name = "ProdBackward0"
+    saved_names = ("self", "result")
+
+    @staticmethod
+    def forward(ctx, x):
+        import numpy as np
+
+        out = _host_reduce(backend(x), x, np.prod)
+        ctx.save_for_backward(x, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, out = ctx.saved_tensors
+        return prod_backward(grad, x, out, None, False)
+
+
+class ProdDim(Function):
+    """The product along ``dim`` (``ProdBackward1``)."""
+
+    node_name = "ProdBackward1"
+    saved_names = ("self", "result")
+    ctx_slots = ("dim", "keepdim")
+
+    @staticmethod
+    def forward(ctx, x, dim, keepdim):
+        import numpy as np
+
+        out = _host_reduce(backend(x), x, lambda h: np.prod(h, axis=dim, keepdims=keepdim))
+        ctx.save_for_backward(x, out)
+        ctx.dim, ctx.keepdim = dim, keepdim
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, out = ctx.saved_tensors
+        return prod_backward(grad, x, out, ctx.dim, ctx.keepdim)
+
+
+# NOTE [Products with zeros]
+# ∂(Π xₖ)/∂xᵢ is the product of the others.  Without a zero PyTorch computes it as result / xᵢ; with a
+# zero that is 0/0, so it multiplies exclusive running products instead (``prod_safe_zeros_backward``:
+# [1, a, ab] · [bc, c, 1]), which no zero spoils.  Here those products are one op (``ExclusiveProducts``)
+# whose own backward is written with itself, so second derivatives hold at zeros too.
+def prod_backward(grad: Tensor, x: Tensor, out: Tensor, dim: int | None, keepdim: bool) -> Tensor:
+    """PyTorch's ``prod_backward`` (NOTE [Products with zeros]): ``grad · result / x`` without zeros; with
+    them, the exclusive products; zeros outright for a whole product with two zeros, unrecorded."""
+    if x.ndim == 0:
+        return grad
+    be = x._backend
+    zeros = int(be.to_host(be.sum(be.astype(be.binary("eq", x.data, 0.0), "int64"))))
+    if dim is not None and not keepdim:
+        grad, out = grad.unsqueeze(dim), out.unsqueeze(dim)
+    if zeros == 0:
+        return grad * (out / x)
+    from ..autograd import grad_mode
+
+    if dim is None and zeros > 1 and not grad_mode.is_grad_enabled():
+        return x._wrap(be.full(x.shape, 0.0, be.dtype(x.data)), x.dtype, None)
+    axis = 0 if dim is None else dim
+    rows = x.reshape(-1) if dim is None else x
+    others = ExclusiveProducts.apply(rows.transpose(axis, -1)).transpose(axis, -1)
+    return grad * (others if dim is not None else others.reshape(*x.shape))
+
+
+class ExclusiveProducts(Function):
+    """For each element along the last axis, the product of the others (NOTE [Products with zeros]):
+    [a, b, c] → [bc, ac, ab], computed as PyTorch's [1, a, ab] · [bc, c, 1].  Backward: ∂/∂xⱼ =
+    Σᵢ≠ⱼ gᵢ · Π_{k≠i,j} xₖ, the products of rows with xⱼ set to 1 (this op again)."""
+
+    node_name = "ExclusiveProductsBackward0"
+    saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, x):
+        import numpy as np
+
+        ctx.save_for_backward(x)
+
+        def both_ways(h: Any) -> Any:
+            ones = np.ones(h.shape[:-1] + (1,), dtype=h.dtype)
+            before = np.cumprod(np.concatenate([ones, h[..., :-1]], -1), -1)
+            after = np.cumprod(np.concatenate([ones, h[..., :0:-1]], -1), -1)[..., ::-1]
+            return before * after
+
+        return _host_reduce(backend(x), x, both_ways)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        be, n = x._backend, x.shape[-1]
+        eye = be.binary("eq", be.reshape(be.arange(n), (n, 1)), be.reshape(be.arange(n), (1, n)))
+        rows = x.unsqueeze(-2).expand(*x.shape[:-1], n, n)  # row j: x
+        without_j = ExclusiveProducts.apply(where(eye, 1.0, rows))  # row j: x with xⱼ = 1
+        return mask_mul(grad.unsqueeze(-2) * without_j, be.binary("eq", eye, False)).sum(-1)
+
+
+def prod_of(x: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """The product of all elements (``ProdBackward0``) or along ``dim`` (``ProdBackward1``); integers
+    give int64, as PyTorch's."""
+    if dtype is not None:
+        x = x.to(dtype)
+    elif x.dtype in INTEGERS:
+        x = x.to("int64")
+    if dim is None:
+        return Prod.apply(x)  # type: ignore[no-any-return]
+    if not isinstance(dim, int):
+        raise TypeError("prod(): argument 'dim' must be int\nWhat to do: take the product over one dim at a time.")
+    (d,) = normalize_dims(dim, x.ndim)
+    return ProdDim.apply(x, dim=d, keepdim=bool(keepdim))  # type: ignore[no-any-return]
+
+
+# -- running sums and log-sum-exp -------------------------------------------------------------------------------
+class Cumsum(Function):
+    """The running sum along ``dim`` (``CumsumBackward0``), accumulated in float64 (float32 for float16)
+    and rounded once per element, as PyTorch's CPU kernel.  derivatives.yaml's ``cumsum_backward``: the
+    gradient's running sum from the end, ``grad.flip(dim).cumsum(dim).flip(dim)``."""
+
+    node_name = "CumsumBackward0"
+    ctx_slots = ("dim",)
+
+    @staticmethod
+    def forward(ctx, x, dim):
+        import numpy as np
+
+        ctx.dim = dim
+        wide = {"float16": np.float32, "int64": np.int64, "bool": np.int64}
+        return _host_reduce(backend(x), x, lambda h: np.cumsum(h, axis=dim, dtype=wide.get(str(h.dtype), np.float64)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        d = ctx.dim
+        if grad.numel() <= 1 or grad.shape[d] == 1:
+            return grad
+        return grad.flip(d).cumsum(d).flip(d)
+
+
+def cumsum_of(x: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    """The running sum along ``dim`` (``CumsumBackward0``); integers and bools give int64."""
+    if dtype is not None:
+        x = x.to(dtype)
+    elif x.dtype in INTEGERS:
+        x = x.to("int64")
+    (d,) = normalize_dims(dim, x.ndim)
+    return Cumsum.apply(x, dim=d)  # type: ignore[no-any-return]
+
+
+class Logsumexp(Function):
+    """log Σ exp x over ``dim``, computed as PyTorch's: m + log Σ exp(x − m), m the maximum (0 where it is
+    infinite).  ``LogsumexpBackward0``: derivatives.yaml's ``grad · exp(x − result)``."""
+
+    node_name = "LogsumexpBackward0"
+    saved_names = ("self", "result")
+    ctx_slots = ("dim", "keepdim")
+
+    @staticmethod
+    def forward(ctx, x, dim, keepdim):
+        be = backend(x)
+        wide = _accumulated(be, x)
+        m = be.max(wide, axis=dim, keepdims=True)
+        m = be.where(be.binary("eq", be.unary("abs", m), math.inf), 0.0, m)
+        total = be.sum(be.unary("exp", be.binary("sub", wide, m)), axis=dim, keepdims=keepdim)
+        out = be.binary("add", be.unary("log", total), m if keepdim else be.reshape(m, be.shape(total)))
+        out = be.astype(out, be.dtype(x))
+        ctx.save_for_backward(x, out)
+        ctx.dim, ctx.keepdim = dim, keepdim
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, out = ctx.saved_tensors
+        if x.ndim:
+            grad, out = _unsqueezed(grad, ctx.dim, x.ndim, ctx.keepdim), _unsqueezed(out, ctx.dim, x.ndim, ctx.keepdim)
+        return grad * (x - out).exp()
+
+
+def logsumexp_of(x: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
+    """log Σ exp x over ``dim`` (an int or a tuple), stable for large x (``LogsumexpBackward0``)."""
+    dims = normalize_dims(dim, x.ndim) if x.ndim else ()
+    return Logsumexp.apply(x._as_float(), dim=dims, keepdim=bool(keepdim))  # type: ignore[no-any-return]
+
+
+# -- vector norms -------------------------------------------------------------------------------------------------
+def _norm_forward(be: Any, x: Any, p: float, dim: tuple[int, ...], keepdim: bool) -> Any:
+    """‖x‖ₚ over ``dim`` on arrays: (Σ|x|ᵖ)^(1/p); max |x| for p = inf, min for −inf; the count of
+    non-zeros for p = 0."""
+    a = be.unary("abs", _accumulated(be, x))
+    if p == math.inf:
+        return be.max(a, axis=dim, keepdims=keepdim)
+    if p == -math.inf:
+        return smallest(a, axis=dim, keepdims=keepdim)
+    if p == 0:
+        return be.sum(be.astype(be.binary("eq", be.binary("eq", a, 0.0), False), be.dtype(a)), axis=dim,
+                      keepdims=keepdim)
+    if p == 1:
+        return be.sum(a, axis=dim, keepdims=keepdim)
+    if p == 2:
+        return be.unary("sqrt", be.sum(be.binary("mul", a, a), axis=dim, keepdims=keepdim))
+    return be.binary("pow", be.sum(be.binary("pow", a, p), axis=dim, keepdims=keepdim), 1.0 / p)
+
+
+class VectorNorm(Function):
+    """‖x‖ₚ over ``dim`` (``x.norm(p, dim)``, PyTorch's ``linalg.vector_norm``: ``LinalgVectorNormBackward0``).
+    Backward: derivatives.yaml's ``norm_backward``; at a zero norm the gradient is 0 (p = 2), for p = ±inf it
+    is shared among the elements of largest (smallest) |x|, NaNs included."""
+
+    node_name = "LinalgVectorNormBackward0"
+    saved_names = ("self", "result")
+    ctx_slots = ("p", "dim", "keepdim")
+
+    @staticmethod
+    def forward(ctx, x, p, dim, keepdim):
+        be = backend(x)
+        out = _norm_forward(be, x, p, dim, keepdim)
+        ctx.save_for_backward(x, out)
+        ctx.p, ctx.dim, ctx.keepdim = p, dim, keepdim
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, norm = ctx.saved_tensors
+        return norm_backward(grad, x, ctx.p, norm, ctx.dim, ctx.keepdim)
+
+
+def norm_backward(grad: Tensor, x: Tensor, p: float, norm: Tensor, dim: tuple[int, ...], keepdim: bool) -> Any:
+    """PyTorch's ``norm_backward`` on Tensors (the unreduced axes restored first)."""
+    from .selection import MaskedFill
+    from .unary import Sgn
+
+    if x.ndim:
+        grad, norm = _unsqueezed(grad, dim, x.ndim, keepdim), _unsqueezed(norm, dim, x.ndim, keepdim)
+    be = x._backend
+    if p == 0:
+        return zeros_of(x)
+    if p == 1:
+        return Sgn.apply(x) * grad
+    at_zero = be.binary("eq", norm.data, 0.0)
+    if p == 2:
+        return grad * MaskedFill.apply(x / norm, mask=at_zero, value=0.0)
+    if math.isinf(p):
+        a = be.unary("abs", x.data)
+        chosen = be.binary("maximum", be.binary("eq", a, norm.data), be.binary("eq", be.binary("eq", a, a), False))
+        mask = x._wrap(be.astype(chosen, be.dtype(x.data)), x.dtype, None)
+        return Sgn.apply(x) * ((grad / mask.sum(dim, True)) * mask)
+    if p < 1:
+        scaled = Sgn.apply(x) * MaskedFill.apply(x.abs() ** (p - 1), mask=be.binary("eq", x.data, 0.0), value=0.0)
+        return scaled * grad * norm ** (1 - p)
+    scaled = Sgn.apply(x) * x.abs() ** (p - 1) if p < 2 else x * x.abs() ** (p - 2)
+    return scaled * MaskedFill.apply(grad / norm ** (p - 1), mask=at_zero, value=0.0)
+
+
+def zeros_of(x: Tensor) -> Tensor:
+    """Zeros of x's shape and dtype, outside the graph."""
+    be = x._backend
+    return x._wrap(be.full(x.shape, 0.0, be.dtype(x.data)), x.dtype, None)
+
+
+def norm_of(x: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
+    """‖x‖ₚ over ``dim`` (all elements by default): p = 2 (``"fro"``), 1, ``inf``, ``-inf``, 0 or any other
+    number (``LinalgVectorNormBackward0``, as PyTorch's ``Tensor.norm``)."""
+    if p == "fro":
+        p = 2.0
+    if isinstance(p, str) or not isinstance(p, (int, float)):
+        raise RuntimeError(f"norm(): p={p!r} is not a vector norm here\n"
+                           "What to do: pass a number (2, 1, float('inf')) or 'fro'.")
+    if dtype is not None:
+        x = x.to(dtype)
+    if x.dtype in INTEGERS:
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{'Long' if x.dtype == 'int64' else 'Bool'}\nWhat to do: use a float Tensor: t.float().")
+    dims = normalize_dims(None if dim in ((), []) else dim, x.ndim)
+    return VectorNorm.apply(x, p=float(p), dim=dims, keepdim=bool(keepdim))  # type: ignore[no-any-return]

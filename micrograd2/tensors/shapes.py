@@ -1,5 +1,6 @@
-"""Shapes: ``reshape``/``view``, ``unsqueeze``, ``squeeze``, ``expand``, ``permute``, ``t``, ``transpose``; copies:
-``clone`` and ``copy_`` (in place: ``src`` broadcast to the Tensor's shape, the one ``CopyBackwards`` node).
+"""Shapes: ``reshape``/``view``, ``unsqueeze``, ``squeeze``, ``expand``/``expand_as``, ``permute``, ``t``,
+``transpose``; copies: ``clone``, ``repeat``, ``flip`` and ``copy_`` (in place: ``src`` broadcast to the
+Tensor's shape, the one ``CopyBackwards`` node).
 
 All but ``clone`` are views (and ``contiguous``, which copies a Tensor that is not contiguous, as
 ``strides.py`` tells; a ``reshape`` may copy too): the result shares the input's memory (``Tensor._view``
@@ -326,3 +327,80 @@ def transpose(x: Tensor, dim0: int, dim1: int) -> Tensor:
     order = list(range(x.ndim))
     order[a], order[b] = order[b], order[a]
     return x._view(Transpose, axes=tuple(order))
+
+
+class Flip(Function):
+    """``flip(dims)``: the order of the elements reversed along ``dims`` (a copy, as PyTorch's).
+    Backward flips the gradient back (``FlipBackward0``)."""
+
+    node_name = "FlipBackward0"
+    ctx_slots = ("dims",)
+
+    @staticmethod
+    def forward(ctx, x, dims):
+        be = backend(x)
+        ctx.dims = dims
+        out = be.astype(x, be.dtype(x))
+        for d in dims:  # one axis at a time (index arrays on several axes would pair up, not cross)
+            backwards = be.from_host(list(range(be.shape(x)[d] - 1, -1, -1)), "int64")
+            out = be.getitem(out, (slice(None),) * d + (backwards,))
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return Flip.apply(grad, dims=ctx.dims)
+
+
+def flip(x: Tensor, *dims: Any) -> Tensor:
+    """The elements in reverse order along ``dims`` (``FlipBackward0``)."""
+    return Flip.apply(x, dims=normalize_dims(shape_arg(dims), x.ndim))  # type: ignore[no-any-return]
+
+
+def expand_as(x: Tensor, other: Tensor) -> Tensor:
+    """``x.expand(other.shape)`` (``ExpandBackward0``)."""
+    return expand(x, other.shape)
+
+
+class Repeat(Function):
+    """``repeat(*sizes)``: the Tensor tiled ``sizes[i]`` times along axis i (leading sizes add axes).
+    PyTorch's ``repeat_backward``: the gradient viewed as (repeat, size) pairs, summed over the repeats."""
+
+    node_name = "RepeatBackward0"
+    ctx_slots = ("repeats", "shape")
+
+    @staticmethod
+    def forward(ctx, x, repeats):
+        be = backend(x)
+        shape = be.shape(x)
+        ctx.repeats, ctx.shape = repeats, shape
+        full = (1,) * (len(repeats) - len(shape)) + shape
+        paired = tuple(n for r, s in zip(repeats, full) for n in (1, s))
+        tiled = tuple(n for r, s in zip(repeats, full) for n in (r, s))
+        out = be.broadcast_to(be.reshape(x, paired), tiled)
+        return be.reshape(be.astype(out, be.dtype(x)), tuple(r * s for r, s in zip(repeats, full)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        repeats, shape = ctx.repeats, ctx.shape
+        if 0 in repeats:  # nothing was copied: zeros of the input's shape
+            be = grad._backend
+            return grad._wrap(be.full(shape, 0.0, be.dtype(grad.data)), grad.dtype, None)
+        for _ in range(len(repeats) - len(shape)):
+            grad = grad.sum(0)
+        sizes: list[int] = []
+        dims: list[int] = []
+        for r, s in zip(repeats[len(repeats) - len(shape):], shape):
+            if r != 1:
+                sizes.append(r)
+                dims.append(len(sizes) - 1)
+            sizes.append(s)
+        return grad.reshape(*sizes).sum(tuple(dims)) if dims else grad
+
+
+def repeat(x: Tensor, *sizes: Any) -> Tensor:
+    """The Tensor tiled: ``repeat(2, 1)`` stacks two copies along axis 0 (``RepeatBackward0``)."""
+    repeats = shape_arg(sizes)
+    if len(repeats) < x.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions "
+                           "of tensor\nWhat to do: give one count per axis (1 keeps an axis as it is).")
+    return Repeat.apply(x, repeats=repeats)  # type: ignore[no-any-return]

@@ -19,7 +19,7 @@ import math
 import numbers
 from typing import Any, ClassVar, Iterator
 
-from ..autograd import Variable, grad_mode
+from ..autograd import Variable, custom, grad_mode
 from ..backends import array_types, get_backend
 from ..backends.base import ArrayBackend
 from . import (
@@ -28,9 +28,11 @@ from . import (
     clamping,
     indexing,
     linalg,
+    nested,
     pieces,
     printing,
     reductions,
+    selection,
     shapes,
     strides,
     unary,
@@ -67,6 +69,12 @@ class Tensor(Variable):
     _view_steps: Any
     _views: Any
     pieces: ClassVar[TensorPieces] = pieces.REFERENCE  # what the core and the ops call (pieces.py)
+    @staticmethod
+    def _stack(rows: list[Tensor], dim: int) -> Tensor:
+        """Rows of one shape and dtype stacked along a new axis ``dim`` (``StackBackward0``): how
+        the core's ``jacobian`` puts a Tensor output's rows together."""
+        return indexing.Stack.apply(*rows, dim=dim)  # type: ignore[no-any-return]
+
 
     def __init__(self, data: Any, requires_grad: bool = False, dtype: Any = "float32", device: Any = "cpu",
                  label: str | None = None) -> None:
@@ -74,13 +82,17 @@ class Tensor(Variable):
         be = get_backend(device)
         if isinstance(data, Variable):
             data = data._backend.to_host(data.data) if isinstance(data, Tensor) else data.data
+        if isinstance(data, (str, bytes)):  # (NumPy would read "1.0" as a number)
+            raise nested.refusal(data)  # type: ignore[misc]
         try:
             array = be.from_host(_host_data(data), dtype)
         except (TypeError, ValueError) as error:
-            raise TypeError(
+            raise nested.refusal(data) or TypeError(
                 f"tensor(data) needs numbers, nested sequences of numbers or an array, got "
                 f"{type(data).__name__}: {error}\nWhat to do: pass e.g. [[1.0, 2.0], [3.0, 4.0]]."
             ) from None
+        if nested.none_read_as_nan(data, dtype, lambda: be.to_host(array)):
+            raise nested.none_refused()
         self._fill(array, be, dtype, None)
         self.label = label
         if requires_grad:
@@ -199,7 +211,7 @@ class Tensor(Variable):
         """A new leaf with ``requires_grad=False`` that shares this Tensor's array and version counter."""
         out = Tensor._wrap(self.data, self.dtype, None)
         out._share_version_counter(self)
-        out.label = self.label
+        out.label = f"{self.label}.detach()" if self.label else self.label  # a trace must not call it x
         return out
 
     def register_hook(self, hook: Any) -> Any:
@@ -348,12 +360,23 @@ class Tensor(Variable):
     def __pos__(self) -> Tensor:
         return self
 
+    # the same ops by name (``x.mul(2)`` is ``x * 2``: one node), as PyTorch's methods
+    add, sub = arithmetic.add, arithmetic.sub
+    mul, div = arithmetic.named(__mul__, "mul"), arithmetic.named(__truediv__, "div")
+    pow = arithmetic.named(__pow__, "pow")
+    neg = __neg__
+    matmul, mm = arithmetic.named(__matmul__, "matmul"), linalg.mm
+    square, reciprocal = arithmetic.square, arithmetic.reciprocal
+
     # comparisons: elementwise, bool Tensors, no graph (as PyTorch); the hash stays identity
     __eq__ = arithmetic.comparison("eq")
     __ne__ = arithmetic.comparison("ne")
     __gt__, __lt__ = arithmetic.comparison("gt"), arithmetic.comparison("gt", swap=True)
     __ge__, __le__ = arithmetic.comparison("ge"), arithmetic.comparison("ge", swap=True)
     __hash__ = Variable.__hash__
+    eq, ne = arithmetic.named(__eq__, "eq"), arithmetic.named(__ne__, "ne")
+    lt, gt = arithmetic.named(__lt__, "lt"), arithmetic.named(__gt__, "gt")
+    le, ge = arithmetic.named(__le__, "le"), arithmetic.named(__ge__, "ge")
 
     # -- functions of one variable (unary.py) ------------------------------------------------------
     exp = unary.on_floats(unary.Exp)
@@ -361,14 +384,22 @@ class Tensor(Variable):
     tanh = unary.on_floats(unary.Tanh)
     sigmoid = unary.on_floats(unary.Sigmoid)
     sqrt = unary.on_floats(unary.Sqrt)
+    rsqrt = unary.on_floats(unary.Rsqrt)
     sin = unary.on_floats(unary.Sin)
     cos = unary.on_floats(unary.Cos)
     relu = method(unary.Relu)
     abs = __abs__ = method(unary.Abs)
+    sign, floor, ceil, round = unary.sign, unary.floor, unary.ceil, unary.round_of
 
     softmax = reductions.softmax_of
     clamp = clip = clamping.clamp
     clamp_min, clamp_max = clamping.clamp_min, clamping.clamp_max
+    maximum, minimum = selection.maximum, selection.minimum
+    masked_fill, masked_fill_ = selection.masked_fill, selection.masked_fill_
+
+    def where(self, condition: Tensor, y: Any) -> Tensor:
+        """``self`` where ``condition`` holds, else ``y`` (``WhereBackward0``), as ``mg.where(condition, self, y)``."""
+        return selection.where_of(condition, self, y)  # type: ignore[no-any-return]
 
     def log_softmax(self, dim: int) -> Tensor:
         """zᵢ − log Σⱼ exp zⱼ along ``dim``, computed stably (one ``LogSoftmaxBackward0`` node)."""
@@ -384,6 +415,9 @@ class Tensor(Variable):
     min, amin, argmin = reductions.min_of, reductions.amin_of, reductions.argmin_of
     any = reductions.any_of
     all = reductions.all_of
+    std, var = reductions.std_of, reductions.var_of
+    norm = reductions.norm_of
+    prod, cumsum, logsumexp = reductions.prod_of, reductions.cumsum_of, reductions.logsumexp_of
 
     # -- shapes (shapes.py) and indexing (indexing.py) --------------------------------------------
     reshape = shapes.reshape
@@ -391,7 +425,8 @@ class Tensor(Variable):
     flatten = shapes.flatten
     unsqueeze = shapes.unsqueeze
     squeeze = shapes.squeeze
-    expand = shapes.expand
+    expand, expand_as = shapes.expand, shapes.expand_as
+    repeat, flip = shapes.repeat, shapes.flip
     sum_to_size = shapes.sum_to_size
     permute = shapes.permute
     t = shapes.t
@@ -415,6 +450,7 @@ class Tensor(Variable):
         return out
 
     __getitem__ = indexing.getitem
+    gather = indexing.gather
     __setitem__ = indexing.setitem
 
     # -- in place (arithmetic.py; copy_: shapes.py; views.py when memory is shared) -------------------
@@ -438,6 +474,8 @@ class Tensor(Variable):
         return views.in_place(self, fn, others)
 
     def _check_view_in_place(self) -> None:
+        if custom.VIEWS:  # an input a custom Function returned as is (custom.py)
+            custom.refuse_in_place(self)
         base = self._base
         if base is not None and grad_mode.is_grad_enabled():  # an output of unbind: refused (PyTorch's error)
             indexing.refuse_several_views_in_place(self)
@@ -461,6 +499,23 @@ class Tensor(Variable):
     def long(self) -> Tensor:
         """``self.to("int64")``: not differentiable (an integer Tensor)."""
         return self.to("int64")
+
+    def new_zeros(self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+        """A Tensor of zeros of ``size``, with this Tensor's dtype and device unless told otherwise."""
+        return self._new_full(shapes.shape_arg(size), 0.0, dtype, device, requires_grad)
+
+    def new_ones(self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+        """A Tensor of ones of ``size``, with this Tensor's dtype and device unless told otherwise."""
+        return self._new_full(shapes.shape_arg(size), 1.0, dtype, device, requires_grad)
+
+    def _new_full(self, shape: tuple[int, ...], value: float, dtype: Any, device: Any,
+                  requires_grad: bool) -> Tensor:
+        dtype = self.dtype if dtype is None else check_tensor_dtype(dtype)
+        be = self._backend if device is None else get_backend(device)
+        t = Tensor._wrap(be.full(shape, value, storage_dtype(dtype)), dtype, None)
+        if requires_grad:
+            t.requires_grad = True
+        return t
 
 
 def _host_data(data: Any) -> Any:

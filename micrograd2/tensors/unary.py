@@ -1,8 +1,11 @@
-"""Functions of one variable, elementwise: ``exp``, ``log``, ``tanh``, ``relu``, ``sigmoid``, ``sqrt``, ``abs``,
-``sin``, ``cos`` (and ``exp_`` in place).
+"""Functions of one variable, elementwise: ``exp``, ``log``, ``tanh``, ``relu``, ``sigmoid``, ``sqrt``, ``rsqrt``,
+``abs``, ``sin``, ``cos`` (and ``exp_`` in place); and the steps ``sign``, ``floor``, ``ceil``, ``round``.
 
 Each is a ``Function`` whose backward multiplies the gradient by the
-derivative, computed from what forward kept (often its own output).
+derivative, computed from what forward kept (often its own output).  The steps
+are flat almost everywhere: their gradient is a Tensor of zeros outside the
+graph (PyTorch's ``zeros_like(grad)``), so a second derivative through them is
+a constant.
 """
 from __future__ import annotations
 
@@ -11,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import numpy as np
 
 from ..autograd import Function
-from .compute import backend, recorder, sgn, where
+from .compute import backend, power_scalar, recorder, sgn, where, zeros_like
 from .storage import INTEGERS
 
 if TYPE_CHECKING:
@@ -264,3 +267,118 @@ class Sgn(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad * 0.0
+
+
+class Rsqrt(Function):
+    """1/√x.  Keeps its output r: ∂/∂x = −½·g·r³ (derivatives.yaml: ``-0.5 * grad * result.pow(3)``)."""
+
+    node_name = "RsqrtBackward0"
+    saved_names = ("result",)
+
+    @staticmethod
+    def forward(ctx, x):
+        out = power_scalar(x, -0.5)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return -0.5 * grad * out ** 3
+
+
+class Step(Function):
+    """A function that is flat almost everywhere (``sign``, ``floor``…): its gradient is zeros of the
+    gradient's shape, outside the graph (derivatives.yaml's ``zeros_like(grad)``)."""
+
+    @staticmethod
+    def backward(ctx, grad):
+        return zeros_like(grad)
+
+
+class Sign(Step):
+    """−1, 0 or 1 (0 at ±0 and at nan, as PyTorch's ``sign``)."""
+
+    node_name = "SignBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        be = backend(x)
+        return be.binary("add", sgn(x), 0.0)  # (+ 0.0: sign(−0) is +0)
+
+
+class Floor(Step):
+    """The largest integer ≤ x."""
+
+    node_name = "FloorBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        return _on_host(np.floor, x)
+
+
+class Ceil(Step):
+    """The smallest integer ≥ x."""
+
+    node_name = "CeilBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        return _on_host(np.ceil, x)
+
+
+class Round(Step):
+    """The nearest integer, halves to even (as PyTorch's ``round``: 2.5 → 2, 3.5 → 4)."""
+
+    node_name = "RoundBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        return _on_host(np.rint, x)
+
+
+class RoundDecimals(Step):
+    """Rounded to ``decimals`` places, as PyTorch computes it: rint(x·10ᵈ)/10ᵈ (rint(x/10⁻ᵈ)·10⁻ᵈ for
+    d < 0), in x's dtype (``RoundBackward1``)."""
+
+    node_name = "RoundBackward1"
+
+    @staticmethod
+    def forward(ctx, x, decimals):
+        be = backend(x)
+        host = be.to_host(x)
+        scale = host.dtype.type(10.0 ** abs(decimals))
+        with np.errstate(over="ignore", invalid="ignore"):
+            out = np.rint(host * scale) / scale if decimals > 0 else np.rint(host / scale) * scale
+        return be.from_host(out, be.dtype(x))
+
+
+def on_integers_too(fn: type[Function]) -> Callable[[Any], Any]:
+    """The method ``x.floor()`` for a step ``fn``: an integer Tensor is returned as it is (a copy),
+    as PyTorch's ``floor``/``ceil``/``round`` of integers; ``sign`` of integers computes in them."""
+    one_input = recorder(fn, 1)
+
+    def method(x: Tensor) -> Tensor:
+        if x.dtype in INTEGERS:
+            be = x._backend
+            out = be.unary("sign", x.data) if fn is Sign and x.dtype == "int64" else x.data
+            return x._wrap(be.astype(out, x.dtype), x.dtype, None)
+        return one_input(x)
+
+    method.__qualname__ = f"on_integers_too({fn.__name__})"
+    method.__doc__ = fn.__doc__
+    return method
+
+
+sign, floor, ceil = on_integers_too(Sign), on_integers_too(Floor), on_integers_too(Ceil)
+_round = on_integers_too(Round)
+
+
+def round_of(x: Tensor, decimals: int = 0) -> Tensor:
+    """Rounded half to even (``RoundBackward0``), or to ``decimals`` places (``RoundBackward1``)."""
+    if not decimals:
+        return _round(x)
+    if x.dtype in INTEGERS:
+        raise NotImplementedError(f"\"round_cpu\" not implemented for '{'Long' if x.dtype == 'int64' else 'Bool'}'"
+                                  "\nWhat to do: round a float Tensor: t.float().round(decimals=...).")
+    return RoundDecimals.apply(x, decimals=int(decimals))  # type: ignore[no-any-return]

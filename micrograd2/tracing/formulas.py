@@ -176,7 +176,18 @@ def _div_local(ev: TraceEvent, i: int) -> str:
     if i == 0:
         return f"1/{b}" if _is_number(ev, 1) else f"1/{b} (1/{num(ev, 1)})"
     numbers = f" (−{num(ev, 0)}/{num(ev, 1)}²)" if not (_is_number(ev, 0) and _is_number(ev, 1)) else ""
-    return f"−{a}/{name(ev, 1, ATOM)}²{numbers}"
+    return f"(−{a}/{name(ev, 1, ATOM)}²){numbers}"  # after "upstream ×": a negation in parentheses
+
+
+def _alpha(ev: TraceEvent, one: str) -> str:
+    """``add(other, alpha=…)``'s alpha (PyTorch's ``_saved_alpha``), else ``one``."""
+    alpha = saved(ev, "alpha")
+    return one if alpha is None else number(alpha)
+
+
+def _alpha_times(ev: TraceEvent) -> str:
+    """``2.5·`` before the second operand of ``a + 2.5·b``; nothing without an alpha."""
+    return "" if saved(ev, "alpha") is None else f"{_alpha(ev, '1')}·"
 
 
 def _rsub_forward(ev: TraceEvent) -> str:
@@ -194,8 +205,10 @@ Explain = tuple[Callable[[TraceEvent], str], Callable[[TraceEvent, int], str]]
 
 EXPLAIN: dict[str, Explain] = {
     # node name: (forward formula, local derivative ∂output/∂input i — with the numbers used)
-    "AddBackward0": (lambda e: f"{name(e, 0)} + {name(e, 1)}", lambda e, i: "1"),
-    "SubBackward0": (lambda e: f"{name(e, 0)} − {name(e, 1, MUL)}", lambda e, i: "1" if i == 0 else "(−1)"),
+    "AddBackward0": (lambda e: f"{name(e, 0)} + {_alpha_times(e)}{name(e, 1, MUL if _alpha_times(e) else ADD)}",
+                     lambda e, i: "1" if i == 0 else _alpha(e, "1")),
+    "SubBackward0": (lambda e: f"{name(e, 0)} − {_alpha_times(e)}{name(e, 1, MUL)}",
+                     lambda e, i: "1" if i == 0 else f"(−{_alpha(e, '1')})"),
     "RsubBackward1": (_rsub_forward, lambda e, i: "(−1)"),
     "NegBackward0": (lambda e: f"−{name(e, 0, MUL)}", lambda e, i: "(−1)"),
     "MulBackward0": (lambda e: f"{name(e, 0, MUL)}·{name(e, 1, POW)}", _mul_local),
@@ -207,7 +220,7 @@ EXPLAIN: dict[str, Explain] = {
     "ExpBackward0": (lambda e: f"exp({name(e, 0)})", lambda e, i: f"exp({name(e, 0)}) ({format_value(e.output)})"),
     "LogBackward0": (lambda e: f"ln {name(e, 0, ATOM)}", lambda e, i: f"1/{name(e, 0, ATOM)} (1/{num(e, 0)})"),
     "TanhBackward0": (lambda e: f"tanh({name(e, 0)})",
-                      lambda e, i: f"1 − tanh²({name(e, 0)}) (1 − {out(e)}²)"),
+                      lambda e, i: f"(1 − tanh²({name(e, 0)})) (1 − {out(e)}²)"),
     "ReluBackward0": (lambda e: f"relu({name(e, 0)})", _relu_local),
     "SigmoidBackward0": (lambda e: f"σ({name(e, 0)})",
                          lambda e, i: f"σ·(1 − σ) ({out(e)}·(1 − {out(e)}))"),
@@ -217,7 +230,7 @@ EXPLAIN: dict[str, Explain] = {
     "SumBackward0": (_sum_forward, lambda e, i: "1" if len(e.inputs) > 1 else "1 (for every element)"),
     "DotBackward0": (_dot_forward, _dot_local),
     "ToCopyBackward0": (lambda e: f"{name(e, 0, ATOM)} cast",
-                        lambda e, i: f"1 (rounded to {name(e, 0)}'s dtype)"),
+                        lambda e, i: "1"),  # the walk's rounding is told after it (narrate.py)
     "ZeroBackward0": (lambda e: "0 (zero_)", lambda e, i: "0"),
 }
 

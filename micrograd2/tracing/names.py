@@ -11,7 +11,9 @@ they are never named alike:
   number ``const`` (``name_of``, ``value_name``).
 
 Names are given once, on first sight, and kept: a Value's own label always
-wins, even one given later.  Nodes and Values are held weakly (``IdentityMap``),
+wins, even one given later.  Two Values with one label that meet in one op
+(a neuron called twice: ``l2.n0 − l2.n0``) are told apart: the second is
+``l2.n0′`` (``distinct``).  Nodes and Values are held weakly (``IdentityMap``),
 so naming never keeps a graph alive.
 """
 from __future__ import annotations
@@ -108,6 +110,7 @@ class Names:
         self.others = IdentityMap()  # a Value no recorded node made -> "leaf#2" (or its expression)
         self.records = IdentityMap()  # node -> NodeRecord
         self.leaves = IdentityMap()  # a leaf's AccumulateGrad -> the leaf's name (kept once it is gone)
+        self.relabels = IdentityMap()  # a Value whose label another Value has -> (label, its own name)
         self.counters: dict[str, int] = {}
 
     def number(self, base: str, sep: str = "#") -> str:
@@ -144,7 +147,8 @@ class Names:
         if not isinstance(x, Variable):
             return CONST
         if x.label:
-            return str(x.label)
+            renamed = self.relabels.get(x)
+            return renamed[1] if renamed is not None and renamed[0] == x.label else str(x.label)
         if x.grad_fn is not None:
             return self.value_name(x.grad_fn, x.output_nr)
         name = self.others.get(x)
@@ -162,4 +166,20 @@ class Names:
         """The name of the Value ``node`` made: its label if it is alive and has one, else its value name."""
         record = self.records.get(node)
         out = record.output_ref() if record is not None and record.output_ref is not None else None
-        return str(out.label) if out is not None and out.label else self.value_name(node)
+        return self.name_of(out) if out is not None and out.label else self.value_name(node)
+
+    def distinct(self, inputs: tuple[Any, ...], names: tuple[str, ...]) -> tuple[str, ...]:
+        """``names`` of an op's ``inputs``, with a labelled Value that has the name of another input
+        renamed for good: ``l2.n0′``, ``l2.n0″``, then ``l2.n0′4`` (the module docstring)."""
+        if len(set(names)) == len(names):
+            return names
+        out = list(names)
+        for i, x in enumerate(inputs):
+            clash = any(out[j] == out[i] and inputs[j] is not x for j in range(i))
+            if clash and isinstance(x, Variable) and x.label and self.relabels.get(x) is None:
+                k = self.counters.get(f"{x.label}′", 1) + 1
+                self.counters[f"{x.label}′"] = k
+                mark = "′" * (k - 1) if k <= 3 else f"′{k}"
+                self.relabels[x] = (x.label, f"{x.label}{mark}")
+                out[i] = self.name_of(x)
+        return tuple(out)

@@ -27,7 +27,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from .formulas import EXPLAIN, MAX_LISTED, forward_formula, gradient_text, number
+from .formulas import ATOM, EXPLAIN, MAX_LISTED, forward_formula, gradient_text, number, operand
 from .records import Pass, TraceEvent
 from .values import format_value
 
@@ -106,6 +106,7 @@ class _Narrator:
         self.lengths: Counter[int | None] = Counter()  # steps per pass, when all events are known
         self.first_step: int | None = None  # the open pass's first step
         self.delivered: dict[tuple[str, int], list[Any]] = {}  # NOTE [A sum over consumers]
+        self.hooked: dict[str, list[TraceEvent]] = {}  # hooks run on a node's gradient, not yet shown
 
     def emit(self, *parts: tuple[str, str], step: int | None = None, level: int = INFO) -> None:
         self.lines.append(Line(tuple(parts), step, self.open.pass_no if self.open else None, level))
@@ -143,7 +144,7 @@ class _Narrator:
     def start(self, pass_no: int | None) -> None:
         p = self.find(pass_no or 0)
         self.open, self.pass_steps, self.grads, self.writes = p, 0, {}, {}
-        self.first_step, self.delivered = None, {}
+        self.first_step, self.delivered, self.hooked = None, {}, {}
         if not self.steps:
             return
         self.emit(*self.header(p))
@@ -162,7 +163,7 @@ class _Narrator:
         p = self.open
         if p is None:
             return
-        grads = [f"{label}.grad = {format_value(v)}" for label, v in self.grads.items()]
+        grads = [f"{_grad_of(label)} = {format_value(v)}" for label, v in self.grads.items()]
         if len(grads) > 2 * MAX_LISTED:
             grads = [*grads[:MAX_LISTED], f"… {len(grads) - MAX_LISTED - 1} more …", grads[-1]]
         what = f"{self.pass_steps} step{'s' if self.pass_steps != 1 else ''}"
@@ -180,7 +181,7 @@ class _Narrator:
 
     # -- events --
     def forward(self, ev: TraceEvent) -> None:
-        note = f"   ({ev.node})" if ev.node_id else "   (not recorded: no input requires grad)"
+        note = f"   ({ev.node})" if ev.node_id else f"   (not recorded: {ev.why or 'no input requires grad'})"
         self.emit(("forward  ", "dim"), (f"{_value(ev)} = ", ""), (format_value(ev.output), "value"),
                   (note, "dim"), level=DEBUG)
 
@@ -194,23 +195,31 @@ class _Narrator:
         k = step - self.first_step + 1  # its place in the pass, from 1
         return HEAD < k <= self.lengths[self.open.pass_no if self.open else None] - TAIL
 
+    def shown_step(self, step: int) -> int:
+        """``step`` as the text numbers it: from 1 in each pass (an event's ``step`` counts on across
+        passes, as API.md says)."""
+        return step - (self.first_step if self.first_step is not None else step) + 1
+
     def backward(self, ev: TraceEvent) -> None:
         step = ev.step or 0
         self.pass_steps += 1
         if self.first_step is None:
             self.first_step = step
         received = self.received(ev.node_id)
+        hooks = self.hooked.pop(ev.node_id or "", [])
         self.deliver(ev)
         if not self.steps:
             return
         if self.hidden(step):
             if self.pass_steps == HEAD + 1:
                 left = self.lengths[ev.pass_no] - HEAD - TAIL
-                self.emit((f"… {left} more steps (steps {step}–{step + left - 1}) …", "dim"), step=step)
+                k = self.shown_step(step)
+                self.emit((f"… {left} more steps (steps {k}–{k + left - 1}) …", "dim"), step=step)
             return
         what = ev.label if ev.output is None else f"{_value(ev)} = {format_value(ev.output)}"
-        self.emit((f"step {step:<3}", "step"), (f" {ev.node:<16}", "node"), (f" {what}   upstream ", ""),
-                  (format_value(ev.grad_output), "grad"), *_sum_of(received), step=step)
+        self.emit((f"step {self.shown_step(step):<3}", "step"), (f" {ev.node:<16}", "node"),
+                  (f" {what}   upstream ", ""), (format_value(ev.grad_output), "grad"),
+                  *_sum_of(received, ev.grad_output, hooks), step=step)
         self.gradients(ev)
         if self.full and ev.saved:
             self.emit((INDENT + "saved: " + _pairs(ev.saved), "dim"), step=step, level=DEBUG)
@@ -220,10 +229,14 @@ class _Narrator:
     # adds them before the visit.  The narrator keeps what each visit sends along each edge, by the
     # node it goes to, so a visit (or a leaf's .grad write) fed by several edges shows its upstream
     # gradient as that sum, in delivery order: ``upstream -11.0 = 1.0 + 2.46e-05 + (-6.0) + (-6.0)``.
+    # A gradient the walk rounded on its way (NOTE [Rounded on the way] in nodes.py) is delivered as
+    # rounded: what the next step's sum shows is what the line before printed.
     def deliver(self, ev: TraceEvent) -> None:
-        for (_, grad), target, nr in zip(ev.grad_inputs, ev.input_ids, ev.input_nrs or (0,) * len(ev.input_ids)):
+        rounded = {i: grad for i, _, grad in ev.rounded}
+        nrs = ev.input_nrs or (0,) * len(ev.input_ids)
+        for i, ((_, grad), target, nr) in enumerate(zip(ev.grad_inputs, ev.input_ids, nrs)):
             if target is not None and grad is not None:
-                self.delivered.setdefault((target, nr), []).append(grad)
+                self.delivered.setdefault((target, nr), []).append(rounded.get(i, grad))
 
     def received(self, node_id: str | None) -> list[Any]:
         """The gradients delivered to output 0 of ``node_id`` in this pass (none for a root, whose seed
@@ -252,6 +265,7 @@ class _Narrator:
                           level=DEBUG)
             dropped = grads[i][1] is not None and i < len(ev.input_ids) and ev.input_ids[i] is None
             self.emit((INDENT + f"→ {grads[i][0]}: ", ""), (gradient_text(ev, i), "grad"),
+                      *_rounding(ev, i),
                       *([("   (needs no gradient: dropped)", "dim")] if dropped else []), step=step, level=DEBUG)
 
     def other(self, ev: TraceEvent) -> None:
@@ -267,9 +281,12 @@ class _Narrator:
             if self.steps and shown <= 2 * MAX_LISTED:
                 who = "AccumulateGrad" if ev.leaf else "retain_grad   "
                 received = self.received(ev.node_id) if ev.leaf else []
-                self.emit((INDENT + who, "acc"), (f"  {ev.label}.grad: {format_value(ev.old)} → ", ""),
-                          (format_value(ev.new), "grad"), *_sum_of(received, "received "), step=ev.step)
+                hooks = self.hooked.pop(ev.node_id or "", []) if ev.leaf else []
+                self.emit((INDENT + who, "acc"), (f"  {_grad_of(ev.label)}: {format_value(ev.old)} → ", ""),
+                          (format_value(ev.new), "grad"), *_sum_of(received, ev.new if ev.old is None else None, hooks, "received "),
+                          step=ev.step)
         elif ev.kind == "hook" and self.steps:
+            self.hooked.setdefault(ev.node_id or "", []).append(ev)
             self.emit((INDENT + f"hook {ev.hook}", "hook"),
                       (f" on {ev.label}'s gradient: {format_value(ev.before)} → ", ""),
                       (format_value(ev.after), "grad"), step=ev.step)
@@ -278,13 +295,58 @@ class _Narrator:
                       step=ev.step, level=DEBUG)
 
 
-def _sum_of(received: list[Any], what: str = "") -> list[tuple[str, str]]:
+# NOTE [A sum that is not exact]
+# The sum a node received is true arithmetic only when it is: the engine adds in the node's dtype
+# (a float16 sum is rounded), and a hook may change the sum before the node runs.  So a sum shown
+# after ``=`` is exact; a rounded one is shown after ``≈``; and when hooks ran, the sum comes
+# first and then what the hooks made of it: ``upstream 4.0   (1.0 + 1.0 = 2.0, then hooks: 4.0)``.
+def _sum_of(received: list[Any], upstream: Any, hooks: list[TraceEvent] = (), what: str = "") -> list[tuple[str, str]]:  # type: ignore[assignment]
     """`` = 1.0 + (-6.0)``: the gradients a visit received along several edges (NOTE [A sum over
-    consumers]); nothing for one."""
-    if len(received) < 2:
+    consumers], NOTE [A sum that is not exact]); nothing for one edge and no hook."""
+    if len(received) < 2:  # one edge: the hook's line already told what it did to that gradient
         return []
     terms = " + ".join(number(g) for g in received)
-    return [(f"   ({what}{terms})" if what else f" = {terms}", "dim" if what else "")]
+    if hooks:
+        total = hooks[0].before
+        summed = f"{terms} {'=' if _exact(received, total) else '≈'} {format_value(total)}"
+        changed = "the hook" if len(hooks) == 1 else f"{len(hooks)} hooks"
+        return [(f"   ({what}{summed}, then {changed}: {format_value(hooks[-1].after)})", "dim")]
+    if what:  # a .grad write: its new value is the sum when it had none before
+        rounded = upstream is not None and not _exact(received, upstream)
+        return [(f"   ({what}{terms}{', summed in its dtype' if rounded else ''})", "dim")]
+    sign = "=" if _exact(received, upstream) else "≈"
+    return [(f" {sign} {terms}", "")]
+
+
+def _exact(terms: list[Any], total: Any) -> bool:
+    """Whether ``total`` is the exact sum of ``terms`` (floats, or small arrays); True when it can't
+    be told (summaries of large arrays)."""
+    try:
+        exact = sum(terms[1:], terms[0] * 1.0)
+        if isinstance(exact, float) and isinstance(total, float):
+            return exact == total or (exact != exact and total != total)
+        if hasattr(exact, "shape") and hasattr(total, "shape") and callable(getattr(total, "all", None)):
+            return bool(exact.shape == total.shape and ((exact == total) | ((exact != exact) & (total != total))).all())
+    except (TypeError, ValueError, AttributeError, IndexError):
+        pass
+    return True
+
+
+def _rounding(ev: TraceEvent, i: int) -> list[tuple[str, str]]:
+    """``, rounded to float16: 0.0``: what the walk made of input ``i``'s gradient on its way
+    (NOTE [Rounded on the way] in nodes.py), with all its digits when six would hide the change."""
+    for j, dtype, grad in ev.rounded:
+        if j == i:
+            shown = format_value(grad)
+            if shown == format_value(ev.grad_inputs[i][1]):
+                shown = format_value(grad, 17)
+            return [(f", rounded to {dtype}: ", ""), (shown, "grad")]
+    return []
+
+
+def _grad_of(label: str | None) -> str:
+    """``x.grad``, ``(leaf#1·2.0).grad``: a Value's ``.grad`` as a student would write it."""
+    return f"{operand(label or '?', ATOM)}.grad"
 
 
 def _value(ev: TraceEvent) -> str:

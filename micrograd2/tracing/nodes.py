@@ -12,12 +12,16 @@ functions, which use only its public accessors (``next_functions``, ``sequence_n
 * ``outputs_of(node)``: the data of each output, by output number.
 * ``saved_items(node)``: what the node keeps for backward, each item under PyTorch's name
   (``self``, ``other``, ``result``, ``exponent``…).
+* ``edge_roundings(node, grads)``: which of a visit's gradients the walk rounds on their way to
+  the next node, and to what; ``unrecorded_reason(inputs)``: why an op made no node.
 """
 from __future__ import annotations
 
 from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
+from .. import dtypes
 from ..autograd import gradient_edge
+from ..autograd.grad_mode import is_grad_enabled, is_inference_mode_enabled
 from ..autograd.function import BackwardNode
 from ..autograd.node import FREED, OTHER, SavedEntry
 
@@ -111,3 +115,51 @@ def _attribute_names(cls: type) -> tuple[str, ...]:
     if names is None:
         names = _ATTRIBUTES[cls] = tuple(a[len(PREFIX):] for a in dir(cls) if a.startswith(PREFIX))
     return names
+
+
+# -- what the walk does to a gradient -------------------------------------------------------------
+# NOTE [Rounded on the way]
+# The engine rounds each gradient a visit sends to the dtype of the node it goes to (PyTorch casts
+# it to its input's dtype), before adding it to what that node received.  A float16 output turns
+# a gradient of 1e-08 into 0.0 and one of 65536.0 into inf there.  The narration must print the
+# number that arrives, so the tracer records, per input, the rounded gradient when it differs.
+def edge_roundings(node: Any, grads: Iterable[Any]) -> tuple[tuple[int, str, Any], ...]:
+    """``(input index, dtype, rounded gradient)`` for each gradient of ``node``'s visit that the
+    walk changes by rounding it to the dtype of the node it goes to (NOTE [Rounded on the way])."""
+    from .values import snapshot
+
+    found = []
+    for i, (grad, (nxt, _)) in enumerate(zip(grads, node.next_functions)):
+        dtype = getattr(nxt, "_dtype", None)
+        if grad is None or dtype is None:
+            continue
+        if isinstance(grad, float):
+            rounded = dtypes.round_to(grad, dtype)
+        else:
+            rounder = getattr(type(grad), "_round_gradient", None)
+            rounded = grad if rounder is None else rounder(grad, dtype)
+        before, after = snapshot(grad), snapshot(rounded)
+        if not _same(before, after):
+            found.append((i, str(dtype), after))
+    return tuple(found)
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Whether two snapshots hold the same numbers (NaN equal to NaN)."""
+    if isinstance(a, float) and isinstance(b, float):
+        return a == b or (a != a and b != b)
+    if callable(getattr(a, "all", None)) and hasattr(b, "shape"):  # two small arrays
+        if a.shape != b.shape:
+            return False
+        return bool(((a == b) | ((a != a) & (b != b))).all())
+    return bool(a == b)  # numbers, summaries of large arrays
+
+
+def unrecorded_reason(inputs: Iterable[Any]) -> str:
+    """Why an op made no node: inference mode, grad mode off, or no input that requires grad."""
+    if is_inference_mode_enabled():
+        return "inference mode"
+    wanted = any(getattr(x, "requires_grad", False) for x in inputs)
+    if wanted and not is_grad_enabled():
+        return "grad mode is off"
+    return "no input requires grad"

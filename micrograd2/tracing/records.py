@@ -45,6 +45,9 @@ class TraceEvent:
     * ``old``/``new``: ``.grad`` before and after (accumulate); ``before``/``after``:
       the gradient a hook received and passed on (hook); ``hook``: its name.
     * ``op``: the Function's class name (``Mul``, ``SquareAndDouble``).
+    * ``rounded``: ``(input index, dtype, gradient)`` for each gradient of a visit that the walk
+      rounded on its way to the next node (NOTE [Rounded on the way] in nodes.py); ``why``: the
+      reason a forward op was not recorded (``"grad mode is off"``, ``"no input requires grad"``).
 
     Values are snapshots (``tracing.values.snapshot``): floats, small arrays, or summaries.
     """
@@ -70,6 +73,8 @@ class TraceEvent:
     before: Any = None
     after: Any = None
     hook: str | None = None
+    rounded: tuple[tuple[int, str, Any], ...] = ()
+    why: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The event as JSON-ready data: ``kind``, ``step``, ``pass_no``, ``node`` always,

@@ -8,17 +8,23 @@ expression (``x[1]·w[1]``) or ``v7``, an unlabelled leaf ``leaf#2``, a number
 ``const``.  Nodes and Values are only ever held weakly, so tracing never keeps
 a graph alive.
 
-While it records, the first active tracer also narrates each event as it
-happens on the ``micrograd2.trace`` logger (``narrate.LiveNarration``), when
-that logger is enabled for INFO.
+A trace is thread-local, as grad mode: it records the forward ops and backward
+passes of the thread that opened it, and nothing another thread does (its steps
+and pass numbers count that thread's work only).  While it records, the first
+active tracer of its thread also narrates each event as it happens on the
+``micrograd2.trace`` logger (``narrate.LiveNarration``), when that logger is
+enabled for INFO.
 
 With no tracer active the core pays one global read per op and per backward
-pass (``events.listening``); see ``benchmarks/bench_trace.py``.
+pass (``events.listening``).  While one thread traces, another thread's
+announcements reach no listener (NOTE [A thread's own listeners] in
+autograd/events.py); ``benchmarks/bench_trace.py`` measures both costs.
 """
 from __future__ import annotations
 
 import logging
 import re
+import threading
 import warnings
 import weakref
 from types import TracebackType
@@ -30,7 +36,8 @@ from ..autograd.variable import Variable
 from .formulas import forward_formula
 from .names import CONST, IdentityMap, Names, NodeRecord
 from .narrate import LiveNarration, logger
-from .nodes import creation_order, node_of, outputs_of, reachable, saved_items
+from .nodes import (creation_order, edge_roundings, node_of, outputs_of, reachable, saved_items,
+                    unrecorded_reason)
 from .records import Pass, TraceEvent
 from .values import snapshot
 
@@ -38,7 +45,17 @@ __all__ = ["CONST", "IdentityMap", "NodeRecord", "Tracer", "trace"]
 
 Saved = tuple[tuple[tuple[str | None, Any], ...], tuple[str, ...]]  # an event's saved, saved_names
 _tracers: weakref.WeakSet[Tracer] = weakref.WeakSet()  # every tracer still alive (NOTE [Freed numbers])
-_narrating: list[Tracer] = []  # the active tracer that logs its narration (one, so nested ones don't repeat it)
+_tracers_lock = threading.Lock()  # threads make tracers while a diagram reads them
+
+
+class _Narrating(threading.local):
+    """Per thread: the active tracer that logs its narration (one, so nested ones don't repeat it)."""
+
+    def __init__(self) -> None:  # runs once in each thread that looks
+        self.tracers: list[Tracer] = []  # this thread's own list: a tracer closed elsewhere finds it
+
+
+_narrating = _Narrating()
 
 
 class _PassState:
@@ -60,7 +77,12 @@ class Tracer:
     one ``Pass`` per backward call; ``t.narrate()`` and ``t.to_json()`` render them.
     ``max_events`` bounds memory (later events are counted in ``t.dropped``);
     ``on_pass_end(tracer, pass_)`` is called as each backward pass finishes.
-    Several tracers may be active at once; each records everything on its own.
+
+    A trace is thread-local, as grad mode: it records the forward ops and backward passes
+    of the thread that opened it, and nothing another thread does; its steps and pass
+    numbers count that thread's work only, and only that thread's events are narrated on
+    the ``micrograd2.trace`` logger.  Several tracers may be active at once, in one thread
+    or in several; each records its own thread's work on its own.
     """
 
     def __init__(self, max_events: int = 1_000_000,
@@ -79,7 +101,9 @@ class Tracer:
         self._pending = IdentityMap()  # node -> indices of events waiting for its step
         self._core_passes: dict[int, _PassState] = {}
         self._open: list[_PassState] = []
-        _tracers.add(self)
+        self._narrates: list[Tracer] | None = None  # its thread's _Narrating list, while this tracer narrates
+        with _tracers_lock:
+            _tracers.add(self)
 
     # -- on and off ---------------------------------------------------------------------------
     def __enter__(self) -> Tracer:
@@ -89,8 +113,9 @@ class Tracer:
                 "What to do: use one `with` block per tracer, or make a second tracer with mg.trace()."
             )
         self.active = True
-        if not _narrating:
-            _narrating.append(self)
+        if not _narrating.tracers:
+            self._narrates = _narrating.tracers
+            self._narrates.append(self)
             self._live = LiveNarration(self.passes)
         events.subscribe(self._listen)
         return self
@@ -99,8 +124,9 @@ class Tracer:
                  tb: TracebackType | None) -> None:
         events.unsubscribe(self._listen)
         self.active = False
-        if self in _narrating:
-            _narrating.remove(self)
+        if self._narrates is not None:
+            self._narrates.remove(self)
+            self._narrates = None
         self._live = None
 
     def clear(self) -> None:
@@ -247,15 +273,17 @@ class Tracer:
         if node is None:  # not recorded: no input requires grad, or grad mode is off
             names = tuple(self.name_of(x) for x in inputs)
             ev = TraceEvent("forward", node=_node_name(fn), op=fn.__name__, output=out,
-                            inputs=tuple(zip(names, values)), input_ids=(None,) * len(inputs))
+                            inputs=tuple(zip(names, values)), input_ids=(None,) * len(inputs),
+                            why=unrecorded_reason(inputs))
             ev.label = self.names.name_result(output, forward_formula(ev))
             self._append(ev)
             return
         edges = node.next_functions  # (node, k): output k of the node the input came from
         if not all(self._complete(nxt) for nxt, _ in edges):  # inputs made before the trace began
             self.learn(nxt for nxt, _ in edges)
-        names = tuple(self._input_name(x if isinstance(x, Variable) else None, nxt, CONST, nr)
-                      for x, (nxt, nr) in zip(inputs, edges))
+        names = self.names.distinct(inputs, tuple(self._input_name(x if isinstance(x, Variable) else None,
+                                                                    nxt, CONST, nr)
+                                                  for x, (nxt, nr) in zip(inputs, edges)))
         ids = self._ids_of(node)
         saved, saved_names = self._saved_of(node, output_name="")  # named once its formula is known
         ev = TraceEvent("forward", node=node.name(), node_id=self.node_id(node), op=fn.__name__, output=out,
@@ -377,7 +405,7 @@ class Tracer:
             input_ids=record.input_ids if record is not None else self._ids_of(node), input_nrs=self._nrs_of(node),
             grad_output=snapshot(grad_output),
             grad_inputs=tuple(zip(names, (snapshot(g) for g in grad_inputs))),
-            saved=saved, saved_names=saved_names,
+            saved=saved, saved_names=saved_names, rounded=edge_roundings(node, grad_inputs),
         ))
         state.last_step, state.last_node = step, node
         for index in self._pending.pop(node, ()):
@@ -448,7 +476,9 @@ class Tracer:
 # still alive that did (the lesson runner's, for a lesson's diagrams).
 def _remembered(node: Node) -> Saved:
     """The numbers ``node`` saved, as a tracer that saw its op run recorded them (else nothing)."""
-    for tracer in list(_tracers):
+    with _tracers_lock:
+        tracers = list(_tracers)
+    for tracer in tracers:
         record = tracer.names.records.get(node)
         if record is not None and record.constants:
             return (tuple((None, v) for _, v in record.constants),
@@ -469,5 +499,6 @@ def _node_name(fn: type) -> str:
 
 
 def trace(max_events: int = 1_000_000, on_pass_end: Callable[[Tracer, Pass], None] | None = None) -> Tracer:
-    """A new ``Tracer``: ``with mg.trace() as t:`` records every op and backward step inside the block."""
+    """A new ``Tracer``: ``with mg.trace() as t:`` records every op and backward step inside the block,
+    of the thread that opens it (thread-local, as grad mode)."""
     return Tracer(max_events=max_events, on_pass_end=on_pass_end)

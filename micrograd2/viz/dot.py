@@ -127,18 +127,34 @@ def drawing(sk: Skeleton, view: str = "autograd", rankdir: str = "LR", pr: Progr
         if pr is not None and pr.event is not None:
             ev = pr.event
             where = "" if pr.current in sk.nodes or sk.too_large else " (not in this graph)"
-            g.attr(label=f"step {ev.step} (pass {ev.pass_no}): {ev.node} {ev.node_id}{where}", labelloc="t")
+            g.attr(label=_lines(f"step {ev.step} (pass {ev.pass_no}): {ev.node} {ev.node_id}{where}"),
+                   labelloc="t")
     return g, key
 
 
+# NOTE [Labels are text]
+# A Value's label is the user's text: it may hold `<…>`, quotes, backslashes, braces, newlines.
+# The graphviz package passes a string that starts with `<` and ends with `>` to dot as an HTML-like
+# label, and dot reads a backslash as an escape (\n, \l, \N…); so every label drawn is made by
+# `_lines` or `_record`, which double its backslashes, turn its newlines into line breaks and mark
+# it `nohtml` (the package escapes its quotes).  Node names (ids) are never labels: they come from
+# the graph (`MulBackward0#1`, `AccumulateGrad#1 leaf`), so two Values may share a label.
+_BREAKS = str.maketrans({"\r": "\n"})
+
+
 def _lines(*parts: str) -> str:
-    """A multi-line label: each part on its own line, backslashes in names kept literal."""
-    return "\\n".join(p.replace("\\", "\\\\") for p in parts)
+    """A multi-line label: each part on its own line, shown as written (NOTE [Labels are text])."""
+    text = "\\n".join(p.replace("\r\n", "\n").translate(_BREAKS).replace("\\", "\\\\")
+                      .replace("\n", "\\n") for p in parts)
+    return graphviz.nohtml(text)
 
 
 def _record(*fields: str) -> str:
+    """A record's label: its fields stacked, each shown as written (NOTE [Labels are text])."""
     esc = {c: "\\" + c for c in "{}|<>\\"}
-    return "{ " + " | ".join("".join(esc.get(c, c) for c in f) for f in fields) + " }"
+    esc["\n"] = esc["\r"] = "\\n"
+    fields = tuple(f.replace("\r\n", "\n") for f in fields)
+    return graphviz.nohtml("{ " + " | ".join("".join(esc.get(c, c) for c in f) for f in fields) + " }")
 
 
 class _View:
@@ -205,7 +221,7 @@ class _AutogradView(_View):
         for node in sk.nodes.values():
             if node.is_leaf:
                 self.box(node.id, "AccumulateGrad", "grad_fn", **self.node_attrs(node.id))
-                var = self.unique(node.label)
+                var = self.unique(f"{node.id} leaf")  # NOTE [Labels are text]: an id of the graph
                 kind = "output" if node.id == sk.root_id else "leaf"
                 self.box(var, _lines(node.label, f"data {self.data(node)}", f"grad {self.grad(node)}"), kind)
                 self.link(var, node.id)
@@ -217,13 +233,13 @@ class _AutogradView(_View):
                     self.edge(inp.id, node.id, output_key(inp.id, inp.nr), node.id)
             self.saved(node)
         if sk.root_id is not None and sk.root_id in sk.nodes and not sk.nodes[sk.root_id].is_leaf:
-            out = self.unique(sk.root_label if sk.root_label != sk.root_id else "output")
+            out = self.unique(f"{sk.root_id} output")
             root = sk.nodes[sk.root_id]
             self.box(out, _lines(sk.root_label, f"data {format_value(sk.root_data)}", f"grad {self.grad(root)}"),
                      "output")
             self.link(sk.root_id, out)
         elif sk.root_id is None:  # a Value outside any graph
-            self.box(self.unique(sk.root_label), _lines(sk.root_label, f"data {format_value(sk.root_data)}"),
+            self.box(self.unique("value"), _lines(sk.root_label, f"data {format_value(sk.root_data)}"),
                      "output")
 
     def saved(self, node: SNode) -> None:

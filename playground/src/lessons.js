@@ -7,6 +7,8 @@ const text = (tag, className, content) => {
 };
 
 // A prose cell as elements: `#` headings, paragraphs (their lines joined), fenced code as is.
+// Text only (NOTE [The worker's answers are untrusted] in sanitize.js): a renderer that makes
+// markup from the markdown must pass it through DOMPurify as diagrams are.
 function prose(source) {
   const parts = [];
   let lines = [];

@@ -9,6 +9,7 @@ import { basicSetup, EditorView } from "codemirror";
 import { Exercises } from "./exercises.js";
 import { Lessons } from "./lessons.js";
 import { Runner } from "./runner.js";
+import { cleanSvg, stepsPage } from "./sanitize.js";
 import { codeFromHash, linkFor } from "./share.js";
 
 const BLOCKS = `import micrograd2 as mg
@@ -49,8 +50,9 @@ function setCode(source) {
   editor.dispatch({ changes: { from: 0, to: editor.state.doc.length, insert: source } });
 }
 
+// NOTE [The worker's answers are untrusted] (sanitize.js): diagrams go in sanitized, text as text.
 function showDiagrams(svgs) {
-  $("graph").innerHTML = svgs.join("\n");
+  $("graph").replaceChildren(...[].concat(svgs ?? []).map(cleanSvg));
 }
 
 function appendOutput(textContent, className) {
@@ -89,7 +91,7 @@ function stop() {
 async function stepper() {
   const page = await runner.request("stepper");
   $("stepper").hidden = !page;
-  if (page) $("steps-frame").srcdoc = page;
+  if (page) $("steps-frame").srcdoc = stepsPage(page);
   else status("The last run traced no backward pass.");
   return page;
 }

@@ -266,6 +266,7 @@ class Lesson:
     namespace: dict[str, Any]
     narrator: Any
     missing: set[str] = field(default_factory=set)
+    without_numpy: bool = False  # NOTE [A lesson that needs NumPy]
 
 
 _lesson: Lesson | None = None
@@ -301,6 +302,8 @@ def run_cell(index: int, emit: Emit) -> str:
     lesson, cell = _lesson, _lesson.cells[index]
     _shown.clear()
     done, result = Run(), None
+    if lesson.without_numpy:  # NOTE [A lesson that needs NumPy]: said once, in the first cell
+        return done.to_json()
     with _captured(emit) as stream:
         uses = sorted(_used(cell.source) & lesson.missing)
         if uses:  # NOTE [NumPy cells]
@@ -319,7 +322,10 @@ def run_cell(index: int, emit: Emit) -> str:
             done.needs_numpy = (
                 isinstance(exc, ImportError) and getattr(exc, "name", None) == "numpy"
             )
-            if done.needs_numpy:
+            if done.needs_numpy and index == _first_code_cell(lesson):
+                lesson.without_numpy = True
+                print(_needs_numpy_line(lesson))
+            elif done.needs_numpy:
                 lesson.missing |= _assigned(cell.source)
                 print(f"  ⚠ this cell {NO_NUMPY}.")
             else:
@@ -331,6 +337,26 @@ def run_cell(index: int, emit: Emit) -> str:
         done.svgs = list(_shown) + [svg for svg in [picture(result)] if result is not None and svg]
     done.output = stream.text()
     return done.to_json()
+
+
+# NOTE [A lesson that needs NumPy]
+# A lesson whose first code cell stops at NumPy's import (lessons 6, 7, 9 and 10: their tools or
+# their tensors need it) has nothing to run without it.  The page says so in one line, runs none
+# of its cells, and counts no checks, instead of a skipped-cell line for every cell.
+
+
+def _first_code_cell(lesson: Lesson) -> int:
+    """The index of the lesson's first code cell."""
+    return next(i for i, c in enumerate(lesson.cells) if c.kind == "code")
+
+
+def _needs_numpy_line(lesson: Lesson) -> str:
+    """The one line a lesson that needs NumPy shows in the page."""
+    number = lesson.number
+    name = f"Lesson {number}" if number is not None else lesson.name
+    run = f"micrograd2 lesson run {number}" if number is not None else "python FILE.py"
+    return (f"  ⚠ {name} needs NumPy, which this page cannot load (it has no network): none of "
+            f"its cells runs here. Run it where NumPy is installed: {run}.")
 
 
 # NOTE [NumPy cells]

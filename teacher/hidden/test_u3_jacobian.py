@@ -1,5 +1,5 @@
 """Hidden tests of exercise U3.5, the Jacobian and its cost: other sizes, never shown.
-``exercise check WORKSPACE --tests tests/teacher/hidden U3`` grades with them.
+``exercise check WORKSPACE --tests teacher/hidden U3`` grades with them.
 """
 from __future__ import annotations
 
@@ -26,7 +26,10 @@ def test_jacobian_and_cost_on_other_sizes(student: ModuleType, n: int, m: int) -
     x = tc.tensor(gen, (n,), True)
     got, passes, visits = tc.measured_jacobian(student.jacobian, f, x)
     want = tc.finite_differences(f, x)
-    expect(got.shape == (m, n) and bool(np.allclose(got, want, rtol=1e-5, atol=1e-6)),
+    expect(got.shape == (m, n), f"jacobian for f(x) = {formula}, n = {n}, m = {m} has shape "
+                                f"{got.shape}, expected ({m}, {n}): one row per output, a 1×n "
+                                "matrix when there is one output")
+    expect(bool(np.allclose(got, want, rtol=1e-5, atol=1e-6)),
            f"jacobian for f(x) = {formula}, n = {n}, m = {m} differs from finite differences")
     nodes = tc.backward_nodes(f(x))
     expect(student.jacobian_cost(n, m, nodes) == (passes, visits) == (m, m * nodes),

@@ -1,5 +1,5 @@
-"""Hidden tests of exercise U3.4, matmul's VJP: other draws (their own salts) and a chain of
-products, never shown.  ``exercise check WORKSPACE --tests tests/teacher/hidden U3`` grades with
+"""Hidden tests of exercise U3.4, matmul's VJP: other draws (their own salts), a 1×1 product and
+a float32 one, never shown.  ``exercise check WORKSPACE --tests teacher/hidden U3`` grades with
 them.
 """
 from __future__ import annotations
@@ -37,3 +37,16 @@ def test_a_one_by_one_product(student: ModuleType) -> None:
 
 def test_in_place_on_other_shapes(student: ModuleType) -> None:
     tc.in_place(Path(student.__file__), ["matmul_backward"], salt=944)
+
+
+def test_a_float32_product_gets_float32_gradients(student: ModuleType) -> None:
+    gen = tc.rng(945)
+    a, b, g = (mg.tensor(tc.array(tc.tensor(gen, s)).tolist(), dtype="float32")
+               for s in ((3, 4), (4, 2), (3, 2)))
+    grad_a, grad_b = tc.calling(student.matmul_backward, "matmul_backward(float32 3×2, 3×4, 4×2)",
+                                g, a, b)
+    dtypes = (getattr(grad_a, "dtype", None), getattr(grad_b, "dtype", None))
+    expect(dtypes == ("float32", "float32"),
+           f"matmul_backward of a float32 product returned gradients of dtypes {dtypes}: a "
+           "gradient has the dtype of the Tensor it flows into: compute in the dtype you are "
+           "given, without casting")

@@ -31,8 +31,8 @@ def test_unscale_divides_every_gradient_by_the_scale(student: ModuleType) -> Non
     scaler.unscale_(opt)
     got = [p.grad for p in params]
     expect(close(got[0], 0.5) and close(got[1], -3.0) and got[2] is None,
-           f"after unscale_ with scale 65536 the gradients are {got}, expected [0.5, -3.0, None]: multiply each "
-           "existing p.grad by 1/scale (and leave a None gradient alone)")
+           f"after unscale_ with scale 65536 the gradients are {got}, expected [0.5, -3.0, None]: unscale_ undoes "
+           "the scaling of each existing p.grad (and leaves a None gradient alone)")
 
 
 def test_unscale_twice_before_update_raises(student: ModuleType) -> None:

@@ -33,8 +33,9 @@ def test_each_gradient_has_its_operands_shape(student: ModuleType) -> None:
     grad_a, grad_b = tc.calling(student.matmul_backward, what, g, a, b, hint=tc.CHAIN)
     shapes = tuple(getattr(x, "shape", None) for x in (grad_a, grad_b))
     expect(shapes == ((2, 3), (3, 5)),
-           f"{what} gave gradients of shapes {shapes}, expected ((2, 3), (3, 5)): ∂L/∂a has a's "
-           "shape, so grad (2×5) must meet b's 5 columns: grad @ bᵀ")
+           f"{what} gave gradients of shapes {shapes}, expected ((2, 3), (3, 5)): each gradient "
+           "has its input's shape, so a wrong shape means the two factors of a product are in "
+           "the wrong order, or the wrong one is transposed")
 
 
 def test_only_the_needed_gradient_is_computed(student: ModuleType) -> None:

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import math
 from types import ModuleType
-from typing import Any
+from typing import Any, Callable
 
 import pytest
 
 import micrograd2 as mg
+from micrograd2.autograd import events
 from micrograd2.exercises.harness import expect, load_student, show
 
 pytestmark = [pytest.mark.u4, pytest.mark.u4_2]
@@ -37,11 +38,26 @@ def build(lib: Any, x0: float = 0.8, w0: float = -1.5) -> tuple[dict[str, Any], 
     return {"x": x, "w": w, "h": h, "k": k}, y
 
 
-def twin_log(named: dict[str, Any]) -> list[tuple[str, float]]:
-    """The reference recorder: the same hooks, written here."""
+def reference_log(named: dict[str, Any], run: Callable[[], Any]) -> list[tuple[str, float]]:
+    """What record_norms should log while ``run()`` backpropagates, found without hooks: each
+    named Value's gradient as the core stores it (retain_grad on the non-leaves), in the order
+    the core announces it (the ``accumulate`` events of autograd/events.py)."""
+    names = {id(v): n for n, v in named.items()}
+    for value in named.values():
+        if not value.is_leaf:
+            value.retain_grad()
     log: list[tuple[str, float]] = []
-    for name, value in named.items():
-        value.register_hook(lambda g, name=name: log.append((name, abs(float(g)))))
+
+    def heard(kind: str, fields: dict[str, Any]) -> None:
+        if kind == "accumulate" and id(fields["variable"]) in names:
+            old = 0.0 if fields["old"] is None else float(fields["old"])
+            log.append((names[id(fields["variable"])], abs(float(fields["new"]) - old)))
+
+    events.subscribe(heard)
+    try:
+        run()
+    finally:
+        events.unsubscribe(heard)
     return log
 
 
@@ -94,8 +110,7 @@ def test_record_norms_logs_each_name_and_changes_no_gradient(student: ModuleType
     log = student.record_norms(named)
     y.backward()
     named2, y2 = build(mg)
-    want = twin_log(named2)
-    y2.backward()
+    want = reference_log(named2, y2.backward)
     names = [e[0] for e in log] if isinstance(log, list) else []
     last = list(named)[-1]
     expect(not (len(names) > 1 and set(names) == {last}),
@@ -117,9 +132,7 @@ def test_hooks_fire_in_the_walks_order_once_per_backward(student: ModuleType) ->
     y.backward()
     order = [e[0] for e in log] if isinstance(log, list) else log
     named2, y2 = build(mg, 0.3, 0.9)
-    want = twin_log(named2)
-    y2.backward(retain_graph=True)
-    y2.backward()
+    want = reference_log(named2, lambda: (y2.backward(retain_graph=True), y2.backward()))
     expect(order == [n for n, _ in want],
            f"the hooks fired as {order}, expected {[n for n, _ in want]}: one entry per hook "
            "call, appended as it fires (h's hook fires once per pass, with its two uses summed)")
@@ -146,18 +159,21 @@ def test_the_log_and_the_clipped_gradients_match_torch(student: ModuleType) -> N
     torch = pytest.importorskip("torch")
     tnamed, ty = build(torch)
     tnamed["h"].register_hook(lambda g: g.clamp(-0.5, 0.5))
-    want = twin_log(tnamed)
+    for value in tnamed.values():
+        if not value.is_leaf:
+            value.retain_grad()  # torch runs it after the Value's other hooks: h's is clipped
     ty.backward()
+    want = [(name, abs(float(value.grad))) for name, value in tnamed.items()]
     # NOTE [Which order is torch's]: a hook fires after the hooks of all the Values that use
     # its Value (k before h, h before x and w); between x and w, siblings, either engine may
     # choose, so the order is compared as that rule, and each name's norm as torch's.
     names = [e[0] for e in log] if isinstance(log, list) else []
     expect(sorted(map(str, names)) == sorted(n for n, _ in want) and same_log(
-        sorted(log), sorted(want)), f"the log is {log!r}; torch's hooks give {want!r}")
+        sorted(log), sorted(want)), f"the log is {log!r}; torch's gradients give {want!r}")
     at = {name: names.index(name) for name in names}
     expect(at["k"] < at["h"] < min(at["x"], at["w"]),
-           f"the hooks fired as {names}; torch's fire as {[n for n, _ in want]}: each after "
-           "the hooks of the Values that use it (k before h, h before x and w)")
+           f"the hooks fired as {names}: a hook fires after the hooks of the Values that use "
+           "its Value (k before h, h before x and w), as torch's do")
     for key in ("x", "w"):
         expect(math.isclose(named[key].grad, tnamed[key].grad.item()),
                f"{key}.grad = {show(named[key].grad)}; torch gives {tnamed[key].grad.item():.6g}")
