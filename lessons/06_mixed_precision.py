@@ -431,7 +431,8 @@ for name, (y0, float32_loss) in cases.items():
 # > value calibrates.
 #
 # So a skipped first step is calibration, not a bug, and a float32 loss only avoids it while
-# |dL/dy|·65536 stays within 65504 for the float16 output y.
+# |dL/dy|·65536 stays below 65520 for the float16 output y (up to there it rounds to float16's largest,
+# 65504; from 65520 it is inf).
 
 # %% [markdown]
 # ## Clipping with a scaler: unscale_ first

@@ -21,11 +21,9 @@
 # %%
 import math
 
-import numpy as np
-
 import micrograd2 as mg
 from micrograd2.lessons import torch_amp  # PyTorch's side of the experiments, run live
-from micrograd2.lessons.measure import best_times, graph_nodes, kept_bytes, torch_kept_bytes
+from micrograd2.lessons.measure import compare_modes, graph_nodes, kept_bytes, torch_kept_bytes
 from micrograd2.lessons.tools import Recorded, check, error_of, live_torch, raises, section, show_graph, summary
 
 torch = live_torch()  # PyTorch when it is installed: the same experiments then run on it, live
@@ -149,6 +147,8 @@ check("evaluation under no_grad keeps no graph", len(graph_nodes(untracked)), 0)
 # input once, 5 ReLU outputs twice, the last once: 12 activations.
 
 # %%
+import numpy as np
+
 WIDTH, DEPTH, BATCH = 1024, 6, 256
 MIB = 2 ** 20
 
@@ -209,35 +209,43 @@ check("no_grad keeps nothing", kept_no_grad[0], 0, torch=lambda: t_kept_no_grad[
 
 # %% [markdown]
 # Whether that is "~50%" of the memory depends on everything else in memory: here the weights alone are
-# 24 MiB, and the saving grows with the batch. Time, measured live: one forward pass with and without
-# `no_grad`, best of several runs (`best_times`, from `lessons/measure.py`, takes the two in turns), for this
-# big MLP and for a small one (4 layers of 16 units, batch 4).
+# 24 MiB, and the saving grows with the batch. Time is another matter: it depends on whatever else the
+# machine is doing, so the conclusion comes from what does not, the graph nodes each mode records (and,
+# above, the activations they keep). The time is shown beside it with its spread: `compare_modes` (from
+# `lessons/measure.py`) runs one forward pass in grad mode and under `no_grad` in interleaved rounds, in
+# CPU time, and gives the median of the per-round ratio no_grad/grad ("ratio") and the middle half of the
+# ratios, marked "disturbed" when the rounds disagree. For this big MLP and for a small one (4 layers of
+# 16 units, batch 4, 20 passes a round):
 
 # %%
-def time_forward(lib, width, depth, batch, repeats):
-    """(grad mode, no_grad) forward time of a ``depth`` × ``width`` MLP of ``lib`` at ``batch``."""
+def compare_forward(lib, width, depth, batch, rounds, number):
+    """``compare_modes`` of one forward pass of a ``depth`` × ``width`` MLP of ``lib`` at ``batch``."""
     layers = make_mlp(lib, width, depth)
     x = lib.tensor(np.random.default_rng(1).normal(size=(batch, width)).astype(np.float32))
 
     def run(grad_mode):
         with lib.set_grad_enabled(grad_mode):
-            forward(layers, x)
+            return forward(layers, x)
 
-    return best_times(run, repeats)
+    return compare_modes(run, rounds, number)
 
 
 # %%
-shapes = {f"{DEPTH}×{WIDTH}, batch {BATCH}": (WIDTH, DEPTH, BATCH, 7), "4×16, batch 4": (16, 4, 4, 300)}
+shapes = {f"{DEPTH}×{WIDTH}, batch {BATCH}": (WIDTH, DEPTH, BATCH, 7, 1), "4×16, batch 4": (16, 4, 4, 15, 20)}
+recorded_nodes = []
 for lib in [mg, torch] if torch else [mg]:
-    for name, (width, depth, batch, repeats) in shapes.items():
-        grad_time, no_grad_time = time_forward(lib, width, depth, batch, repeats)
-        print(f"{lib.__name__:10} {name:20}: grad mode {grad_time * 1e3:8.3f} ms, no_grad {no_grad_time * 1e3:8.3f} ms"
-              f" -> no_grad saves {1 - no_grad_time / grad_time:6.1%}")
+    for name, (width, depth, batch, rounds, number) in shapes.items():
+        compared = compare_forward(lib, width, depth, batch, rounds, number)
+        recorded_nodes.append(compared.nodes[1])
+        print(f"{lib.__name__} {name}: {compared.conclusion()}\n    {compared.timing.line()}")
+check("no_grad records no node in any of these forward passes", recorded_nodes, [0] * len(recorded_nodes))
 
 # %% [markdown]
-# These are this machine's figures, from this run: they change with the model's shape and batch (how much
-# arithmetic each op does against the fixed cost of recording it), the library, the processor, and whatever
-# else the machine is doing; run the cell again and they move. No flat "30-50% faster" follows from them.
+# The nodes are counted, the same on any machine. The times are this machine's, from this run: they
+# change with the model's shape and batch (how much arithmetic each op does against the fixed cost of
+# recording it), the library, the processor, and the other programs competing for it (CPU time leaves
+# their work out, not the caches they share). Run the cell again and they move; marked "disturbed", they
+# show nothing at all. No flat "30-50% faster" follows from them.
 
 # %% [markdown]
 # ## Rule 3 broken: a target that is not detached

@@ -59,7 +59,7 @@ def hooked_grads(lib):
 ours = hooked_grads(mg)
 print("micrograd2 tensors: [hook on x, removed, hook on h] =", ours)
 check("x.grad: [3·2 with the hook, 3 without, 3·2 with the hook on h]", [with_hook, x.grad, ours[2]],
-      [6.0, 3.0, 6.0], torch=lambda: hooked_grads(torch), recorded="tensor([6.]), tensor([3.]), tensor([6.])")
+      [6.0, 3.0, 6.0], torch=lambda: hooked_grads(torch), recorded="tensor(6.), tensor(3.), tensor(6.)")
 
 # %% [markdown]
 # ## Gradients of non-leaves: retain_grad()
@@ -118,7 +118,7 @@ def grad_then_backward(lib):
 ours = grad_then_backward(mg)
 print("autograd.grad returned", ours[0], "| x.grad untouched:", ours[1], "| backward() adds instead:", ours[2])
 check("[autograd.grad, x.grad untouched, x.grad after backward]", ours, [3.0, 100.0, 103.0],
-      torch=lambda: grad_then_backward(torch), recorded="tensor([3.]), tensor([100.]), tensor([103.])")
+      torch=lambda: grad_then_backward(torch), recorded="tensor(3.), tensor(100.), tensor(103.)")
 
 # %% [markdown]
 # ## Second derivatives: create_graph=True

@@ -26,7 +26,8 @@ class CellNarrator:
     """Records what the code run between ``start()`` and ``stop()`` does and narrates its backward passes.
 
     ``micrograd2 lesson run`` uses one per lesson; ``narrate_cells()`` one per notebook.
-    Names and step numbers carry on from cell to cell.  ``extra`` tracers record the
+    Names carry on from cell to cell; passes are numbered within their cell, and steps within
+    their pass (NOTE [A cell's passes]).  ``extra`` tracers record the
     same code (the runner's ``--html`` trace).  With ``json=True`` ``stop`` returns the
     events as JSON lines (each tagged with ``lesson``).
     """

@@ -211,8 +211,10 @@ class GradScaler:
         scaler.step(opt)                   # unscale, then opt.step() unless a gradient is inf/nan
         scaler.update()                    # scale · 0.5 after a skipped step, · 2 after 2000 clean ones
 
-    The scale is a float32 number; ``scale(loss)`` of a float16/bfloat16/float32 loss
-    is float32 (a float64 loss stays float64).  Beware PyTorch's trap (D17):
+    The scale is a float32 number (PyTorch's is a 0-d float32 tensor), and ``scale(loss)``
+    multiplies by it, so dtype promotion decides the result: a 0-d float16/bfloat16 loss
+    (a Value) becomes float32, a loss with dimensions stays in its dtype (float16 stays
+    float16), and a float64 loss stays float64.  Beware PyTorch's trap (D17):
     2¹⁶ = 65536 is itself beyond float16's 65504, so a loss *kept in float16*
     receives an inf gradient at step 1: that step is skipped and the scale halves.
     """

@@ -563,3 +563,40 @@ def test_state_dict_round_trip() -> None:
     t.load_state_dict(s.state_dict())
     assert t.state_dict() == s.state_dict() == {"scale": 8.0, "growth_factor": 2.0, "backoff_factor": 0.5,
                                                 "growth_interval": 3, "_growth_tracker": 1}
+
+
+# -- scale(loss): the dtype, as the texts say (issue 34, item 7) ---------------------------------------
+def _scaled_dtypes(scale: Any) -> list[str]:
+    """The dtypes of scale(loss) for a 0-d float16 Value, a 0-d and a 1-d float16 Tensor, a bfloat16 one."""
+    return [str(scale(loss).dtype) for loss in (
+        mg.Value(1.0, requires_grad=True, dtype="float16"),
+        mg.tensor(1.0, dtype="float16", requires_grad=True),
+        mg.tensor([1.0, 2.0], dtype="float16", requires_grad=True),
+        mg.tensor([1.0, 2.0], dtype="bfloat16", requires_grad=True))]
+
+
+PROMOTED = ["float32", "float32", "float16", "bfloat16"]  # PyTorch's: a float32 0-d scale promotes 0-d only
+
+
+def test_scale_promotes_a_0d_loss_and_keeps_one_with_dimensions_as_the_texts_say() -> None:
+    import importlib.util
+    from pathlib import Path
+
+    assert _scaled_dtypes(GradScaler().scale) == PROMOTED
+    doc = " ".join((GradScaler.__doc__ or "").split())
+    assert "a 0-d float16/bfloat16 loss (a Value) becomes float32, a loss with dimensions stays" in doc
+    path = Path(__file__).parents[1] / "teacher" / "solutions" / "ex08_grad_scaler.py"
+    spec = importlib.util.spec_from_file_location("ex08_solution", path)
+    assert spec is not None and spec.loader is not None
+    solution = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(solution)
+    assert _scaled_dtypes(solution.MiniGradScaler().scale) == PROMOTED  # the exercise's given scale
+    assert "cast to float32" not in path.read_text()
+
+
+def test_pytorch_scale_promotes_as_recorded_here() -> None:
+    torch = pytest.importorskip("torch")
+    scaler = torch.amp.GradScaler("cpu")
+    losses = (torch.ones((), dtype=torch.float16), torch.ones((), dtype=torch.float16),
+              torch.ones(2, dtype=torch.float16), torch.ones(2, dtype=torch.bfloat16))
+    assert [str(scaler.scale(loss).dtype).removeprefix("torch.") for loss in losses] == PROMOTED

@@ -96,6 +96,12 @@ def test_a_breadth_first_walk_is_named(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert "walk (U2) differs from the reference: the order of visits" in done.stderr
     assert "accumulate" not in done.stderr  # only the piece that differs is named
+    # lesson 2's own check of the order fails too, as docs/course.md says (lessons 1, 3 and 4 fail
+    # only the probe: test_a_piece_that_differs_fails_the_lessons_summary)
+    assert "✗ the order of visits: ready nodes, the one created last first" in done.stdout
+    course = " ".join((ROOT / "docs" / "course.md").read_text().split())
+    assert "fails lesson 2's check of the order of visits" in course
+    assert "passes lessons 1–4" not in course
 
 
 def test_a_record_that_ignores_no_grad_fails_and_is_named(tmp_path: Path) -> None:

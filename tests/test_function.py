@@ -101,9 +101,12 @@ def test_saved_tensors_read_the_data_at_backward_time() -> None:
     assert x.grad == 20.0
 
 
-def test_apply_without_any_value_is_a_type_error() -> None:
+def test_apply_without_any_value_runs_a_custom_forward_and_refuses_a_builtin() -> None:
+    from micrograd2.scalar import ops as scalar_ops
+
+    assert SquareAndDouble.apply(3.0) == 18.0  # PyTorch: forward's result, nothing recorded
     with pytest.raises(TypeError, match="needs at least one Value"):
-        SquareAndDouble.apply(3.0)
+        scalar_ops.Mul.apply(2.0, 3.0)
 
 
 def test_builtin_ops_are_functions_written_the_same_way() -> None:

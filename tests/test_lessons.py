@@ -155,6 +155,8 @@ def test_the_readme_quotes_the_summary_line_lesson_3_really_prints(capsys: pytes
     line = next(t for t in text.splitlines() if t.startswith("✓ Lesson 3:"))
     readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
     assert f"`{line}`" in readme
+    tools = " ".join((ROOT / "lessons" / "tools.py").read_text(encoding="utf-8").split())
+    assert f"{line} " in tools and f"``{line[2:]}``" in tools  # the module's example and summary_line's
 
 
 def test_a_failing_check_makes_the_python_run_exit_1_with_the_reason(tmp_path: Path) -> None:
@@ -294,3 +296,28 @@ def test_in_the_playground_a_lesson_that_needs_numpy_says_so_in_one_line_and_cou
                     f"micrograd2 lesson run {number}."]
     assert [r["needsNumpy"] for r in runs].count(True) == 1
     assert json.loads(glue.finish_lesson(lambda _: None)) == {"output": "", "summary": ""}
+
+
+# -- texts a student reads (issue 34, item 7) --------------------------------------------------------
+def test_the_float16_overflow_bound_is_said_as_lesson_6_prints_it() -> None:
+    """Up to 65520 a number rounds to float16's largest, 65504; from 65520 it is inf."""
+    import micrograd2 as mg
+
+    assert mg.Value(65519.99, dtype="float16").item() == 65504.0
+    assert mg.Value(65520.0, dtype="float16").item() == float("inf")
+    for path in (ROOT / "lessons" / "06_mixed_precision.py", ROOT / "README.md"):
+        text = " ".join(path.read_text(encoding="utf-8").replace("#", " ").split())
+        assert "within 65504" not in text and "below 65520" in text, path.name
+
+
+def test_lesson_8_records_0d_gradients_as_pytorch_prints_them() -> None:
+    """x in lesson 8's hook and autograd.grad checks is 0-d: PyTorch prints its .grad tensor(6.)."""
+    source = (ROOT / "lessons" / "08_beyond.py").read_text(encoding="utf-8")
+    assert "lib.tensor(1.0, requires_grad=True)" in source  # the 0-d x of both checks
+    if HAS_TORCH:
+        import torch
+
+        assert [str(torch.tensor(v)) for v in (6.0, 100.0)] == ["tensor(6.)", "tensor(100.)"]
+    assert 'recorded="tensor(6.), tensor(3.), tensor(6.)"' in source
+    assert 'recorded="tensor(3.), tensor(100.), tensor(103.)"' in source
+    assert "tensor([6.])" not in source and "tensor([100.])" not in source

@@ -46,6 +46,22 @@ def test_the_core_calls_every_piece_of_the_engines_record() -> None:
     assert (x.grad, w.grad) == (7.0, 2.0)
 
 
+def test_accumulate_is_called_once_per_pass_with_the_sum() -> None:
+    """docs/course.md and the U2 stub: a leaf used three times gets one call per pass, with the sum
+    of its three gradients, never one call per gradient."""
+    got: list[float] = []
+
+    def accumulate(variable: Any, grad: Any) -> Any:
+        got.append(grad)
+        return pieces.REFERENCE.accumulate(variable, grad)
+
+    with pieces.using(mg.Value, dataclasses.replace(pieces.REFERENCE, accumulate=accumulate)):
+        x = mg.Value(2.0, requires_grad=True)
+        for _ in range(2):
+            mg.sum([Mul.apply(x, 3.0), Mul.apply(x, 4.0), Mul.apply(x, 5.0)]).backward()
+    assert got == [12.0, 12.0] and x.grad == 24.0
+
+
 def test_using_puts_the_record_back_even_after_an_error() -> None:
     before = mg.Value.pieces
     try:

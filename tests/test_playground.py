@@ -157,25 +157,71 @@ def test_a_run_that_prints_without_end_keeps_only_so_much(glue: ModuleType) -> N
     assert result["output"].endswith(f"(the output was cut after {glue.MAX_OUTPUT:,} characters)\n")
 
 
-def test_a_lessons_numpy_cells_are_reported_and_the_cells_using_them_skipped(
-    glue: ModuleType, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    mg.tensor([1.0])  # as in a whole test run: mg.tensor used before, NumPy imported
-    monkeypatch.setitem(sys.modules, "numpy", None)  # as in the page: no NumPy, no PyTorch
+def run_without_numpy(glue: ModuleType, monkeypatch: pytest.MonkeyPatch, name: str) -> list[Any]:
+    """Every code cell of lesson ``name`` run as the page runs it: no NumPy, no PyTorch."""
+    if sys.modules.get("numpy", "absent") is not None:  # not blocked yet by an earlier call
+        mg.tensor([1.0])  # as in a whole test run: mg.tensor used before, NumPy imported
+    monkeypatch.setitem(sys.modules, "numpy", None)
     monkeypatch.setenv("MICROGRAD2_NO_TORCH", "1")
     monkeypatch.delitem(sys.modules, "micrograd2.tensors", raising=False)
-    for name in ("tensor", "Tensor"):  # mg's lazy names, imported and kept by mg.__getattr__
-        monkeypatch.delitem(vars(mg), name, raising=False)
-    cells = json.loads(glue.open_lesson("01_minimal_graph"))
-    runs = [
-        json.loads(glue.run_cell(i, lambda _: None))
-        for i, c in enumerate(cells)
-        if c["kind"] == "code"
-    ]
+    for lazy in ("tensor", "Tensor"):  # mg's lazy names, imported and kept by mg.__getattr__
+        monkeypatch.delitem(vars(mg), lazy, raising=False)
+    cells = json.loads(glue.open_lesson(name))
+    return [json.loads(glue.run_cell(i, lambda _: None)) if c["kind"] == "code" else None
+            for i, c in enumerate(cells)]
+
+
+@pytest.mark.parametrize("name", ["01_minimal_graph", "03_accumulation", "07_engineering_rules"])
+def test_a_lesson_skips_only_what_needs_numpy_says_so_once_and_counts_what_it_skipped(
+    glue: ModuleType, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    runs = [r for r in run_without_numpy(glue, monkeypatch, name) if r is not None]
     assert [r["error"] for r in runs] == [None] * len(runs)
-    told = [r["output"] for r in runs if r["needsNumpy"]]
-    assert told and all("⚠ this cell" in text for text in told)
-    assert json.loads(glue.finish_lesson(lambda _: None))["summary"].endswith("; all pass.")
+    said = "".join(r["output"] for r in runs)
+    assert said.count("⚠ this cell needs NumPy, which this page cannot load") == 1
+    assert "made by a NumPy cell" not in said and "needs NumPy" not in said.split("⚠ this cell")[0]
+    skipped = [r for r in runs if r["skipped"]]
+    assert all(r["output"] == "" and r["needsNumpy"] for r in skipped)  # said once, above
+    end = json.loads(glue.finish_lesson(lambda _: None))
+    number = int(name[:2])
+    found = re.fullmatch(rf"Lesson {number}: (\d+) checks: .*; all pass\. Skipped here: (\d+) cells "
+                         rf"with (\d+) checks need NumPy, which this page cannot load; "
+                         rf"micrograd2 lesson run {number} runs them all\.", end["summary"])
+    assert found, end["summary"]
+    ran, cells, checks = map(int, found.groups())
+    numpy_cells = sum(r["needsNumpy"] for r in runs)
+    assert cells == numpy_cells and cells > len(skipped)  # stopped at NumPy, or skipped after
+    in_the_terminal = glue._check_sites((ROOT / "lessons" / f"{name}.py").read_text(encoding="utf-8"))
+    assert ran + checks == in_the_terminal  # 21, 13 and 19 (no check call of these runs in a loop)
+    assert ran == said.count("  ✓ ") and ran >= 2
+    assert end["output"] == f"  ⚠ {end['summary'].split('. Skipped here: ')[1].join(['Skipped here: ', ''])}\n"
+
+
+def test_lesson_1_keeps_its_closing_graph_and_lesson_7_runs_its_scalar_parts(
+    glue: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    runs = run_without_numpy(glue, monkeypatch, "01_minimal_graph")
+    cells = glue._lesson.cells
+    closing = max(i for i, c in enumerate(cells) if "show_graph(z_values" in c.source)
+    assert runs[closing]["svgs"] and not runs[closing]["skipped"]  # z_values was made before NumPy
+    said = "".join(r["output"] for r in run_without_numpy(glue, monkeypatch, "07_engineering_rules")
+                   if r is not None)
+    for part in ("the model learned", ".grad after 4 steps", "evaluation under no_grad keeps no graph",
+                 "detached target = a constant target", "the update under no_grad"):
+        assert f"✓ {part}" in said
+
+
+def test_a_cell_reads_only_the_names_earlier_cells_made() -> None:
+    glue = load_module("playground", PLAYGROUND / "src" / "playground.py")
+    source = ("parameters = [p for layer in layers for p in layer.parameters()]\n"
+              "def f(lib, width):\n    return lib(width) + model\n"
+              "y = x[0] * c\ntotal = total + y\ng = lambda: t_edges\n")
+    assert glue._reads(source, 10) == {"layers", "model", "x", "c", "total", "t_edges"}
+    assert glue._assigned(source, 10) == {"parameters", "f", "y", "total", "g"}
+    assert glue._assigned(source, 10, after=14) == {"total", "g"}  # from the stopped line on
+    assert glue._check_sites("if torch:\n    check(1)\ncheck(2)\nfor _ in x:\n    raises(3)\n") == 3
+    assert glue._check_sites("if torch is not None:\n    check(1)\ncheck(2)\n", torch_only=True) == 1
+    sys.modules.pop("playground", None)
 
 
 def test_the_page_declares_its_policy_and_serve_py_sends_it_to_every_file() -> None:
@@ -404,7 +450,9 @@ def test_a_lesson_runs_to_its_summary_with_its_numpy_cells_reported(
     driver, _ = page
     first = call(driver, "window.micrograd2.runLesson('01_minimal_graph')")
     assert re.fullmatch(
-        r"Lesson 1: \d+ checks: \d+ against PyTorch's recorded output; all pass\.", first["summary"]
+        r"Lesson 1: \d+ checks: \d+ against PyTorch's recorded output; all pass\. Skipped here: "
+        r"\d+ cells with \d+ checks need NumPy, which this page cannot load; micrograd2 lesson run 1 "
+        r"runs them all\.", first["summary"]
     )
     assert first["numpyCells"] >= 1
     assert "⚠ this cell needs NumPy, which this page cannot load" in first["output"]

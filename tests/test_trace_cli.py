@@ -59,7 +59,8 @@ def run(*args: str) -> Result:
 def test_narrates_each_pass_among_the_scripts_own_prints(tmp_path: Path) -> None:
     result = run(script(tmp_path, SCRIPT))
     assert result.exit_code == 0, result.output
-    lines = result.output.splitlines()
+    engine, *lines = result.output.splitlines()  # a run opens with the engine it runs on
+    assert engine == "engine: the reference core"
     assert lines[0] == "before"
     assert lines[1] == "backward pass 1 from z = 6.0 (MulBackward0), seed gradient 1.0"
     assert "        → x: 1.0 × w (3.0) = 3.0" in lines

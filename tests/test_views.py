@@ -1,6 +1,8 @@
 """In-place ops on views and on their bases: both histories change, as in PyTorch."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -31,6 +33,19 @@ def test_a_view_made_before_an_in_place_op_on_its_base_follows_the_base() -> Non
     assert v.grad_fn.next_functions[0][0] is y.grad_fn  # AsStridedBackward0 -> MulBackward0
     v.sum().backward()
     assert x.grad.numpy().tolist() == [2.0, 2.0, 0.0]
+
+
+def test_only_views_made_before_an_in_place_op_on_a_view_read_asstrided_as_the_readme_says() -> None:
+    x = t([1.0, 2.0, 3.0])
+    y = x * 1
+    before = y[1:]
+    y[0:1].mul_(2)
+    after = y[1:]
+    assert (y.grad_fn.name(), before.grad_fn.name(), after.grad_fn.name()) == \
+        ("CopySlices", "AsStridedBackward0", "SliceBackward0")  # PyTorch 2.13's names
+    readme = " ".join((Path(__file__).parents[1] / "README.md").read_text().split())
+    assert "made *before* the op then read `AsStridedBackward0`, and a view made after it reads its own node" \
+        in readme and "every view of the base then reads" not in readme
 
 
 def test_the_modified_view_itself_reads_from_the_new_base() -> None:

@@ -188,8 +188,8 @@ def outputs(ctx: Any, raw: Data, inputs: tuple[Any, ...], args: tuple[object, ..
         ctx._kind = type(template)
         if ctx._dirty:
             outs = _dirty(ctx, outs, raws, inputs, recording)
-        elif recording and template.backward_receives_variables:
-            _mark_views(ctx, outs, args)
+        elif template.backward_receives_variables and (recording or not grad_mode.state.user_grad):
+            _mark_views(ctx, outs, inputs, args, recording)
     return tuple(outs) if several else outs[0]
 
 
@@ -202,17 +202,33 @@ def outputs(ctx: Any, raw: Data, inputs: tuple[Any, ...], args: tuple[object, ..
 VIEWS: dict[int, tuple[weakref.ref[Any], str]] = {}
 
 
-def _mark_views(ctx: BackwardNode, outs: list[Any], args: tuple[object, ...]) -> None:
-    """List the recorded outputs that share an input's memory (NOTE [An input returned as is])."""
-    arrays = [a for a in args if hasattr(a, "shape")]
+def _mark_views(ctx: BackwardNode, outs: list[Any], inputs: tuple[Any, ...],
+                args: tuple[object, ...], recording: bool) -> None:
+    """List the outputs that share an input's memory (NOTE [An input returned as is]): recorded
+    ones, and, under ``no_grad``, views of an input that requires grad (PyTorch's view made in
+    no_grad mode)."""
     for k, out in enumerate(outs):
-        if getattr(out, "grad_fn", None) is None or not arrays:
+        if not hasattr(out, "grad_fn") or recording and out.grad_fn is None:
             continue
-        if any(out.data is a or out._backend.shares_memory(out.data, a) for a in arrays):
-            ref = weakref.ref(out, lambda _, key=id(out): VIEWS.pop(key, None))
-            VIEWS[id(out)] = (ref, IN_CUSTOM_VIEW.format(k=k, name=ctx._fn.__name__))
+        for x, a in zip(inputs, args):
+            if not hasattr(a, "shape") or not out._backend.shares_memory(out.data, a):
+                continue
+            if recording or out.data is not a and x._requires_grad:
+                message = IN_CUSTOM_VIEW if recording else NO_GRAD_VIEW
+                VIEWS[id(out)] = (weakref.ref(out, _forget(id(out))),
+                                  message.format(k=k, name=ctx._fn.__name__))
+            break
 
 
+def _forget(key: int) -> Callable[[object], None]:
+    """The callback that takes a dead output off ``VIEWS``."""
+    return lambda _: VIEWS.pop(key, None) and None
+
+
+NO_GRAD_VIEW = ("A view was created in no_grad mode and is being modified inplace with grad mode "
+                "enabled. This view was created inside a custom Function (or because an input "
+                "was returned as-is)\nWhat to do: clone the output of the custom Function before "
+                "changing it in place.")
 IN_CUSTOM_VIEW = (
     "Output {k} of {name} is a view and is being modified inplace. This view was created inside a "
     "custom Function (or because an input was returned as-is) and the autograd logic to handle "

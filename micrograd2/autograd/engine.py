@@ -55,7 +55,8 @@ def _walk_for(engine: type[Engine], captures: dict[Node, int] | None) -> Walker:
     pieces = engine.pieces
     if pieces.unwatched_walk is None:
         return pieces.walk
-    watched = captures is not None or events.listening or anomaly.enabled or bool(REGISTERED)
+    heard = events.listening and events.heard()  # a trace of this thread (events.py)
+    watched = captures is not None or heard or anomaly.enabled or bool(REGISTERED)
     return pieces.walk if watched else pieces.unwatched_walk
 
 
@@ -108,7 +109,7 @@ class Walk:
         while ready:
             node = heapq.heappop(ready)[1]
             grads = self.visit(node, self.buffer.pop(node, None))
-            for (nxt, nr), grad in zip(node.next_functions, grads):
+            for (nxt, nr), grad in zip(node.edges(), grads):
                 if nxt is None or nxt not in self.deps:
                     continue
                 self.deliver(nxt, nr, grad)
@@ -132,10 +133,11 @@ class Walk:
 
     def add(self, node: Node, earlier: Gradient, grad: Gradient) -> Gradient:
         """``earlier + grad`` (``grad`` if nothing arrived earlier), rounded to ``node``'s dtype."""
-        grad = self.rounded(node, grad)
+        grad = self.engine._round_gradient(grad, node._dtype)
         if earlier is None:
             return grad
-        return self.rounded(node, self.engine._add_gradients(earlier, grad))
+        total = self.engine._add_gradients(earlier, grad)
+        return self.engine._round_gradient(total, node._dtype)
 
     def rounded(self, node: Node, grad: Gradient) -> Gradient:
         """``grad`` rounded to the dtype of ``node``'s output (``None`` stays ``None``)."""
@@ -210,11 +212,11 @@ def accumulate_into(variable: Variable, grad: Gradient, node: Node | None) -> No
     ``AccumulateGrad`` checks it at backward time)."""
     if not variable._requires_grad:
         return
-    old = variable._grad
-    if events.listening and old is not None and not isinstance(old, float):
+    old, heard = variable._grad, events.listening and events.heard()
+    if heard and old is not None and not isinstance(old, float):
         old = old._snapshot()  # the add may write into it: NOTE [A .grad added to in place]
     new = variable._grad = type(variable).pieces.accumulate(variable, grad)
-    if events.listening:
+    if heard:
         events.emit("accumulate", node=node, variable=variable, old=old, new=new)
     if REGISTERED and node is not None and node in HOOKS:  # register_post_accumulate_grad_hook
         hooks.after_accumulate(node, variable)

@@ -49,15 +49,18 @@ class _Seat:
         self.audible: tuple[Listener, ...] = ()
 
 
+_NOBODY = _Seat()  # the seat of every thread that never subscribed nor was silenced: always empty
+
+
 class _Here(threading.local):
     """What belongs to the calling thread (the class attributes are each thread's start)."""
 
-    seat: _Seat | None = None  # made when the thread first subscribes or is silenced
+    seat: _Seat = _NOBODY  # its own, made when the thread first subscribes or is silenced
     in_backward = 0  # backward passes running in this thread now (one inside another's hook: 2)
     passes = 0  # backward passes this thread has begun
 
 
-_here = _Here()
+_here = here = _Here()  # ``here.seat.audible``: what ``heard()`` reads, without a call
 _lock = threading.Lock()  # guards the fields below and every seat's fields
 _heard: set[_Seat] = set()  # the seats with an audible listener: listening == bool(_heard)
 _seat_of: dict[Listener, _Seat] = {}  # each subscribed listener's seat (its thread's)
@@ -88,7 +91,7 @@ def _settle(seat: _Seat) -> None:
 
 def _my_seat() -> _Seat:
     seat = _here.seat
-    if seat is None:
+    if seat is _NOBODY:
         seat = _here.seat = _Seat()
     return seat
 
@@ -116,22 +119,18 @@ def unsubscribe(listener: Listener) -> None:
 
 def listeners() -> tuple[Listener, ...]:
     """The listeners subscribed in the calling thread, in order."""
-    seat = _here.seat
-    return () if seat is None else seat.listeners
+    return _here.seat.listeners
 
 
 def heard() -> bool:
     """Whether a listener hears the calling thread now (``listening``: maybe, in some thread)."""
-    seat = _here.seat
-    return seat is not None and bool(seat.audible)
+    return bool(_here.seat.audible)
 
 
 def emit(kind: str, **fields: object) -> None:
     """Send one event to the calling thread's listeners (call only when ``listening`` is true)."""
-    seat = _here.seat
-    if seat is not None:
-        for listener in seat.audible:  # a tuple: a listener may unsubscribe while being called
-            listener(kind, fields)
+    for listener in _here.seat.audible:  # a tuple: a listener may unsubscribe while being called
+        listener(kind, fields)
 
 
 @contextlib.contextmanager
@@ -154,11 +153,10 @@ def forward(node: object, fn: type, inputs: tuple[object, ...], output: object) 
     """Announce one op as a ``"forward"`` event to the calling thread's listeners (call only when
     ``listening`` is true), unless a backward formula ran it without recording it (``node`` None
     while ``in_backward()``)."""
-    here = _here
-    seat = here.seat
-    if seat is not None and seat.audible and (node is not None or not here.in_backward):
+    audible = _here.seat.audible
+    if audible and (node is not None or not _here.in_backward):
         fields: dict[str, object] = {"node": node, "fn": fn, "inputs": inputs, "output": output}
-        for listener in seat.audible:
+        for listener in audible:
             listener("forward", fields)
 
 

@@ -246,7 +246,7 @@ class Function:
             if out.pieces.record(cls, inputs, out, ctx):  # the engine's pieces (pieces.py)
                 out.grad_fn, out._requires_grad = ctx, True
                 ctx._record(out, inputs, args, raw, dtype)
-        if events.listening:
+        if events.listening and events.here.seat.audible:  # a trace of this thread
             first = out[0] if type(out) is tuple else out
             events.forward(first.grad_fn, cls, inputs, first)
         return out

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal, NamedTuple, Protocol
 
 from . import hooks, messages
@@ -99,7 +99,8 @@ new_sequence_nr: Callable[[], int] = itertools.count().__next__
 # tuple of ``Edge``s: measured with tracemalloc, a two-input node's edges take 192 bytes as
 # Edges and 56 as a tuple of nodes, past the ceiling of 350 bytes a node. Almost every input
 # number is 0, so ``_next_nrs`` is usually one tuple shared by every node (``ZEROS``). Readers
-# get Edges from ``next_functions``, the one accessor: nobody zips the two tuples.
+# take the pairs from ``edges()`` (the walk) or Edges from ``next_functions`` (PyTorch's
+# accessor): nobody else zips the two tuples.
 class Node:
     """A ``grad_fn``: one recorded op. Its edges, creation number, saved values and dtype."""
 
@@ -125,10 +126,14 @@ class Node:
         """This node's creation number (PyTorch's ``_sequence_nr()``)."""
         return self._sequence_nr
 
+    def edges(self) -> Iterator[tuple[Node | None, int]]:
+        """Each edge, one per input, as the pair ``(node, input_nr)``: the walk's reader."""
+        return zip(self._next_nodes, self._next_nrs)
+
     @property
     def next_functions(self) -> tuple[Edge, ...]:
         """One ``Edge(node, input_nr)`` per input: where this node sends each gradient."""
-        return tuple(map(Edge, self._next_nodes, self._next_nrs))
+        return tuple([Edge(node, nr) for node, nr in self.edges()])
 
     @property
     def several_outputs(self) -> bool:

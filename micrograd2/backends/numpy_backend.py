@@ -39,6 +39,12 @@ _NAMES = {np.dtype(np.float64): "float64", np.dtype(np.float32): "float32", np.d
 _ndarray = np.ndarray
 _F16 = np.dtype(np.float16)
 _F64 = np.dtype(np.float64)
+# NOTE [float16's scalar loop]
+# PyTorch's CPU kernel adds ``x + alpha·y`` in float16 two ways: blocks of vector lanes in one
+# fused rounding (``scaled_sum``), and, for a Tensor of fewer elements than a block (32 on
+# AVX2/AVX512), its scalar loop: alpha rounded to float16, then alpha·y, then the sum, each
+# rounded (a 0-d SGD step included).
+_VECTOR_BLOCK = 32
 _BLOCK_BYTES = 1 << 18  # x += alpha·y goes block by block: 256 KiB of x, y and the product stay in L2
 _add: Any = np.add  # (typed loosely: NumPy's stubs want literal keepdims)
 _maximum: Any = np.maximum
@@ -263,6 +269,9 @@ class NumpyBackend(ArrayBackend):
             np.subtract(x, y, out=x)
         elif x.dtype.kind != "f":  # integers: exact, in x's dtype
             np.add(x, np.multiply(y, alpha, dtype=x.dtype), out=x)
+        elif x.dtype == _F16 and x.size < _VECTOR_BLOCK:  # NOTE [float16's scalar loop]
+            product = np.multiply(y, _F16.type(alpha), dtype=_F16)
+            np.copyto(x, np.add(x, product, dtype=_F64), casting="unsafe")
         elif type(y) is _ndarray and y.shape == x.shape and y.dtype == x.dtype:  # an optimizer's step
             self._add_scaled(x, y, alpha)
         else:

@@ -154,7 +154,7 @@ def user_traceback(exc: BaseException) -> str:
 @click.pass_context
 def command(ctx: click.Context, script: Path, script_args: tuple[str, ...], verbosity: str, no_color: bool,
             as_json: bool, graph: Path | None, html: Path | None) -> None:
-    """Run SCRIPT under a tracer and narrate every backward pass in it.
+    """Run SCRIPT under a tracer and narrate every backward pass its main thread runs.
 
     Arguments after `--` go to the script: `micrograd2 trace main.py -- --epochs 3`."""
     color = not no_color and not os.environ.get("NO_COLOR")

@@ -43,7 +43,7 @@ def two_inputs(fn: type[Function], reference: Method) -> Method:
             raw = forward(ctx, a_data, b_data)
             out = a._wrap(raw, dtype, ctx)
             ctx._record(out, (a, b), (a_data, b_data), raw, dtype)
-        if events.listening:
+        if events.listening and events.here.seat.audible:
             events.forward(out.grad_fn, fn, (a, b), out)
         return out
 
@@ -67,7 +67,7 @@ def one_input(fn: type[Function], reference: Method) -> Method:
             raw = forward(ctx, data)
             out = x._wrap(raw, dtype, ctx)
             ctx._record(out, (x,), (data,), raw, dtype)
-        if events.listening:
+        if events.listening and events.here.seat.audible:
             events.forward(out.grad_fn, fn, (x,), out)
         return out
 
@@ -112,7 +112,7 @@ def many_inputs(fn: type[Function], value_class: type) -> Method:
         else:
             out = template._wrap(raw, dtype, ctx)
             ctx._record(out, inputs, tuple(args), raw, dtype)
-        if events.listening:
+        if events.listening and events.here.seat.audible:
             events.forward(out.grad_fn, fn, inputs, out)
         return out
 

@@ -204,10 +204,12 @@ class LogitTerm(Function):
     def backward(ctx, grad):
         x, t = ctx.saved_tensors
         need_x, need_t = ctx.needs_input_grad
+        sigmoid: Any
         if isinstance(grad, Value):  # recording (create_graph): Value ops, differentiable again
             sigmoid = x.sigmoid() if isinstance(x, Value) else Value(x, dtype=ctx.kind).sigmoid()
-        else:
-            sigmoid = round_to(1.0 / (1.0 + math.exp(-x)) if x > -700 else 0.0, ctx.kind)
+        else:  # 1/(1 + e⁻ˣ), each step in x's dtype, as PyTorch's kernel
+            r = functools.partial(round_to, dtype=ctx.kind)
+            sigmoid = r(1.0 / r(1.0 + r(math.exp(-x) if x > -709 else math.inf)))
         grad_x = (sigmoid - t) * grad if need_x else None
         return grad_x, (-x * grad if need_t else None)
 

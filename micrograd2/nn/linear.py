@@ -49,7 +49,7 @@ class Linear(Module):
         return linear(x, self.weight, self.bias)
 
     def parameters(self) -> list[Tensor]:
-        return [self.weight] if self.bias is None else [self.weight, self.bias]
+        return [p for p in (self.weight, self.bias) if p is not None]  # (either may be set to None)
 
     def __repr__(self) -> str:
         return f"Linear(in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None})"

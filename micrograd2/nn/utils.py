@@ -73,7 +73,7 @@ def clip_grad_value_(parameters: Iterable[Any] | Any, clip_value: float) -> None
                 tensor_grad.copy_(tensor_grad.clamp(-c, c))
         else:
             bound = dtypes.round_to(c, p.dtype)
-            p.grad = g if g != g else max(-bound, min(bound, g))
+            p.grad = g if g != g else min(max(g, -bound), bound)  # clamp's order: c < 0 gives c
 
 
 def _grad_dtype(p: Any) -> str:

@@ -316,7 +316,7 @@ def setitem(x: Tensor, index: Any, value: Any) -> None:
     recorded, PyTorch copies into the view ``x[index]``: its ``CopySlices`` keeps that ``CopyBackwards``
     (edges: x's old history, the value's)."""
     index = _arrays_in(x, index)
-    _check_value(x, index, value)
+    value = _checked_value(x, index, value)
     if x._base is not None and grad_mode.is_grad_enabled():  # PyTorch writes through x[index]: named after it
         steps = _basic_steps(index, x.ndim) if is_basic_index(index) else []
         refuse_several_views_in_place(x, steps[-1][0] if steps else None)
@@ -340,12 +340,13 @@ def setitem(x: Tensor, index: Any, value: Any) -> None:
     x._in_place(Partial(IndexPutInPlace if _only_arrays(index) else SetItem, index=index), value)
 
 
-def _check_value(x: Tensor, index: Any, value: Any) -> None:
-    """PyTorch's refusals for ``x[index] = value``: a value that is not a Tensor or a number
-    (``TypeError``), or a Tensor that does not broadcast to ``x[index]``'s shape (``RuntimeError``)."""
+def _checked_value(x: Tensor, index: Any, value: Any) -> Any:
+    """``value`` for ``x[index] = value``, its leading 1s dropped where it has more dimensions than
+    ``x[index]`` (as PyTorch's ``slicePrefix1sSize``); PyTorch's refusals: a value that is not a
+    Tensor or a number (``TypeError``), a Tensor that does not broadcast (``RuntimeError``)."""
     if not isinstance(value, type(x)):
         if isinstance(value, (int, float, np.integer)):  # (bool is an int; numpy.float64 a float)
-            return
+            return value
         name = type(value).__name__ if type(value).__module__ == "builtins" else \
             f"{type(value).__module__}.{type(value).__name__}"
         raise TypeError(f"can't assign a {name} to a {x.dtype} Tensor\n"
@@ -353,14 +354,14 @@ def _check_value(x: Tensor, index: Any, value: Any) -> None:
     try:  # x[index]'s shape, read from a zero-strided stand-in (no copy of x)
         target = np.broadcast_to(np.empty((), np.int8), x.shape)[index].shape
     except Exception:  # noqa: BLE001 - an index NumPy reads otherwise: the write reports it
-        return
+        return value
     shape = list(value.shape)
     while len(shape) > len(target) and shape[0] == 1:  # PyTorch drops the value's leading 1s
         shape.pop(0)
     fits = len(shape) <= len(target) and all(
         n in (1, m) for n, m in zip(reversed(shape), reversed(target)))
     if fits:
-        return
+        return value if len(shape) == value.ndim else value.reshape(*shape)
     if not is_basic_index(index):
         raise RuntimeError(f"shape mismatch: value tensor of shape {list(value.shape)} cannot be "
                            f"broadcast to indexing result of shape {list(target)}\n"

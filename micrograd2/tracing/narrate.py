@@ -282,8 +282,9 @@ class _Narrator:
                 who = "AccumulateGrad" if ev.leaf else "retain_grad   "
                 received = self.received(ev.node_id) if ev.leaf else []
                 hooks = self.hooked.pop(ev.node_id or "", []) if ev.leaf else []
+                total = ev.new if ev.old is None else None  # the sum itself, when .grad had none
                 self.emit((INDENT + who, "acc"), (f"  {_grad_of(ev.label)}: {format_value(ev.old)} → ", ""),
-                          (format_value(ev.new), "grad"), *_sum_of(received, ev.new if ev.old is None else None, hooks, "received "),
+                          (format_value(ev.new), "grad"), *_sum_of(received, total, hooks, "received "),
                           step=ev.step)
         elif ev.kind == "hook" and self.steps:
             self.hooked.setdefault(ev.node_id or "", []).append(ev)
@@ -300,7 +301,8 @@ class _Narrator:
 # (a float16 sum is rounded), and a hook may change the sum before the node runs.  So a sum shown
 # after ``=`` is exact; a rounded one is shown after ``≈``; and when hooks ran, the sum comes
 # first and then what the hooks made of it: ``upstream 4.0   (1.0 + 1.0 = 2.0, then hooks: 4.0)``.
-def _sum_of(received: list[Any], upstream: Any, hooks: list[TraceEvent] = (), what: str = "") -> list[tuple[str, str]]:  # type: ignore[assignment]
+def _sum_of(received: list[Any], upstream: Any, hooks: list[TraceEvent] | None = None,
+            what: str = "") -> list[tuple[str, str]]:
     """`` = 1.0 + (-6.0)``: the gradients a visit received along several edges (NOTE [A sum over
     consumers], NOTE [A sum that is not exact]); nothing for one edge and no hook."""
     if len(received) < 2:  # one edge: the hook's line already told what it did to that gradient

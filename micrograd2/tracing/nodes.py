@@ -21,8 +21,8 @@ from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
 from .. import dtypes
 from ..autograd import gradient_edge
-from ..autograd.grad_mode import is_grad_enabled, is_inference_mode_enabled
 from ..autograd.function import BackwardNode
+from ..autograd.grad_mode import is_grad_enabled, is_inference_mode_enabled
 from ..autograd.node import FREED, OTHER, SavedEntry
 
 PREFIX = "_saved_"  # PyTorch's prefix for what a node keeps (``_saved_self``), which torchviz reads
@@ -138,8 +138,10 @@ def edge_roundings(node: Any, grads: Iterable[Any]) -> tuple[tuple[int, str, Any
         else:
             rounder = getattr(type(grad), "_round_gradient", None)
             rounded = grad if rounder is None else rounder(grad, dtype)
-        before, after = snapshot(grad), snapshot(rounded)
-        if not _same(before, after):
+        if rounded is grad or (isinstance(grad, float) and _same(grad, rounded)):
+            continue  # nothing changed (most edges): no snapshot taken
+        after = snapshot(rounded)
+        if not _same(snapshot(grad), after):
             found.append((i, str(dtype), after))
     return tuple(found)
 

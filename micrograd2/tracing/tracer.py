@@ -36,8 +36,7 @@ from ..autograd.variable import Variable
 from .formulas import forward_formula
 from .names import CONST, IdentityMap, Names, NodeRecord
 from .narrate import LiveNarration, logger
-from .nodes import (creation_order, edge_roundings, node_of, outputs_of, reachable, saved_items,
-                    unrecorded_reason)
+from .nodes import creation_order, edge_roundings, node_of, outputs_of, reachable, saved_items, unrecorded_reason
 from .records import Pass, TraceEvent
 from .values import snapshot
 

@@ -6,9 +6,24 @@ const text = (tag, className, content) => {
   return element;
 };
 
+// A line of markdown as a paragraph of text nodes: `code` as <code>, **bold** and *stress* as
+// plain text, [a link](url) as its text. Built with textContent only, never markup (NOTE [The
+// worker's answers are untrusted] in sanitize.js), so it needs no sanitizer.
+const plain = (part) => part
+  .replace(/\[([^\]]+)\]\([^)]*\)/g, "$1")
+  .replace(/\*\*(\S(?:[^*]*\S)?)\*\*/g, "$1")
+  .replace(/(^|[\s(])\*(\S(?:[^*]*\S)?)\*(?=[\s.,;:)!?]|$)/g, "$1$2");
+
+function inline(tag, className, content) {
+  const element = text(tag, className, "");
+  content.split(/(`[^`]+`)/).forEach((part, i) => {
+    if (i % 2) element.append(text("code", "", part.slice(1, -1)));
+    else element.append(plain(part));
+  });
+  return element;
+}
+
 // A prose cell as elements: `#` headings, paragraphs (their lines joined), fenced code as is.
-// Text only (NOTE [The worker's answers are untrusted] in sanitize.js): a renderer that makes
-// markup from the markdown must pass it through DOMPurify as diagrams are.
 function prose(source) {
   const parts = [];
   let lines = [];
@@ -16,8 +31,8 @@ function prose(source) {
   const flush = () => {
     const joined = lines.join(fenced ? "\n" : " ").trim();
     if (fenced) parts.push(text("pre", "code", lines.join("\n")));
-    else if (/^#+ /.test(joined)) parts.push(text("h3", "", joined.replace(/^#+ /, "")));
-    else if (joined) parts.push(text("p", "prose", joined));
+    else if (/^#+ /.test(joined)) parts.push(inline("h3", "", joined.replace(/^#+ /, "")));
+    else if (joined) parts.push(inline("p", "prose", joined));
     lines = [];
   };
   for (const line of source.split("\n")) {
@@ -85,6 +100,7 @@ export class Lessons {
     const result = JSON.parse(await this.runner.request("cell", { index },
       (chunk) => { output.textContent += chunk; }));
     output.textContent = result.output;
+    if (result.skipped) output.textContent = "(skipped: it uses what a cell that needs NumPy makes)";
     if (result.error) {
       output.append(text("span", "", `\n${result.error}`));
       output.classList.add("error");

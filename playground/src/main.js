@@ -154,8 +154,11 @@ $("exercises").addEventListener("change", (e) => {
 $("check").addEventListener("click", () => {
   if (exercises.current) checkExercise(exercises.current.id, editor.state.doc.toString());
 });
-$("lessons").addEventListener("change", (e) => {
-  if (e.target.value) lessons.open(e.target.value);
+// The lesson opens below the editor: bring it into view, or choosing one changes nothing on screen.
+$("lessons").addEventListener("change", async (e) => {
+  if (!e.target.value) return;
+  await lessons.open(e.target.value);
+  $("lesson").scrollIntoView({ block: "start" });
 });
 $("share").addEventListener("click", () => {
   const link = linkFor(editor.state.doc.toString(), location);

@@ -18,7 +18,9 @@ import contextlib
 import io
 import json
 import linecache
+import math
 import re
+import symtable
 import sys
 import traceback
 from dataclasses import dataclass, field
@@ -29,7 +31,8 @@ import micrograd2 as mg
 
 EDITOR = "<editor>"  # the file name of the editor's code in tracebacks
 NO_NUMPY = (
-    "needs NumPy, which this page cannot load (it has no network): the lesson goes on without it"
+    "needs NumPy, which this page cannot load (it has no network): it and the cells that use what "
+    "it makes are skipped, the others run; the summary counts them"
 )
 
 Emit = Callable[[str], None]
@@ -81,6 +84,7 @@ class Run:
     svgs: list[str] = field(default_factory=list)
     error: str | None = None
     needs_numpy: bool = False
+    skipped: bool = False  # a lesson's cell that did not run (NOTE [NumPy cells])
 
     def to_json(self) -> str:
         return json.dumps(
@@ -89,6 +93,7 @@ class Run:
                 "svgs": self.svgs,
                 "error": self.error,
                 "needsNumpy": self.needs_numpy,
+                "skipped": self.skipped,
             }
         )
 
@@ -256,6 +261,19 @@ def lessons() -> str:
 
 
 @dataclass
+class Skipped:
+    """The cells of a lesson that did not run here, and the check calls they hold."""
+
+    cells: int = 0
+    checks: int = 0  # the check calls the skipped cells hold, or the rest of a cell stopped midway
+    torch_checks: int = 0  # check calls under ``if torch:`` in cells that ran without PyTorch
+
+    def add(self, checks: int) -> None:
+        """One more cell skipped, holding ``checks`` check calls that did not run."""
+        self.cells, self.checks = self.cells + 1, self.checks + checks
+
+
+@dataclass
 class Lesson:
     """The lesson being run: its cells, namespace, narrator, the names NumPy cells make."""
 
@@ -267,6 +285,8 @@ class Lesson:
     narrator: Any
     missing: set[str] = field(default_factory=set)
     without_numpy: bool = False  # NOTE [A lesson that needs NumPy]
+    numpy_said: bool = False  # NOTE [NumPy cells]: said once
+    skipped: Skipped = field(default_factory=lambda: Skipped())
 
 
 _lesson: Lesson | None = None
@@ -302,18 +322,16 @@ def run_cell(index: int, emit: Emit) -> str:
     lesson, cell = _lesson, _lesson.cells[index]
     _shown.clear()
     done, result = Run(), None
-    if lesson.without_numpy:  # NOTE [A lesson that needs NumPy]: said once, in the first cell
+    if lesson.without_numpy or _reads(cell.source, cell.line) & lesson.missing:  # NOTE [NumPy cells]
+        lesson.skipped.add(_check_sites(cell.source))
+        lesson.missing |= _assigned(cell.source, cell.line)
+        done.needs_numpy = done.skipped = True
         return done.to_json()
     with _captured(emit) as stream:
-        uses = sorted(_used(cell.source) & lesson.missing)
-        if uses:  # NOTE [NumPy cells]
-            done.needs_numpy = True
-            lesson.missing |= _assigned(cell.source)
-            named = ", ".join(uses[:4]) + (", …" if len(uses) > 4 else "")
-            print(f"  ⚠ this cell uses {named}, made by a NumPy cell: skipped; the lesson goes on.")
-            done.output = stream.text()
-            return done.to_json()
         lesson.narrator.start()
+        before, bound = _checks_so_far(), dict(lesson.namespace)
+        if lesson.namespace.get("torch", False) is None:  # ``torch = live_torch()``: not here
+            lesson.skipped.torch_checks += _check_sites(cell.source, torch_only=True)
         try:
             result = _execute(
                 "\n" * (cell.line - 1) + cell.source, lesson.filename, lesson.namespace
@@ -322,12 +340,8 @@ def run_cell(index: int, emit: Emit) -> str:
             done.needs_numpy = (
                 isinstance(exc, ImportError) and getattr(exc, "name", None) == "numpy"
             )
-            if done.needs_numpy and index == _first_code_cell(lesson):
-                lesson.without_numpy = True
-                print(_needs_numpy_line(lesson))
-            elif done.needs_numpy:
-                lesson.missing |= _assigned(cell.source)
-                print(f"  ⚠ this cell {NO_NUMPY}.")
+            if done.needs_numpy:
+                _stopped_at_numpy(lesson, index, exc, bound, _checks_so_far() - before)
             else:
                 done.error = _error(exc, lesson.filename)
         finally:
@@ -339,10 +353,36 @@ def run_cell(index: int, emit: Emit) -> str:
     return done.to_json()
 
 
+def _checks_so_far() -> int:
+    from micrograd2.lessons import tools
+
+    return len(tools.session().checks)
+
+
+def _stopped_at_numpy(lesson: Lesson, index: int, exc: BaseException, bound: dict[str, Any],
+                      ran: int) -> None:
+    """A cell stopped at NumPy: say so once, count what it did not check, and mark the names it did
+    not make (NOTE [NumPy cells])."""
+    cell = lesson.cells[index]
+    if index == _first_code_cell(lesson):
+        lesson.without_numpy = True
+        print(_needs_numpy_line(lesson))
+    elif not lesson.numpy_said:
+        print(f"  ⚠ this cell {NO_NUMPY}.")
+    lesson.numpy_said = True
+    lesson.skipped.add(max(_check_sites(cell.source) - ran, 0))
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == lesson.filename]
+    stopped = frames[-1].lineno or cell.line if frames else cell.line
+    lesson.missing |= {
+        name for name in _assigned(cell.source, cell.line, after=stopped)
+        if name not in lesson.namespace or lesson.namespace[name] is bound.get(name)
+    }
+
+
 # NOTE [A lesson that needs NumPy]
-# A lesson whose first code cell stops at NumPy's import (lessons 6, 7, 9 and 10: their tools or
-# their tensors need it) has nothing to run without it.  The page says so in one line, runs none
-# of its cells, and counts no checks, instead of a skipped-cell line for every cell.
+# A lesson whose first code cell stops at NumPy's import (lessons 6, 9 and 10: their tools or
+# their tensors need it) has nothing to run without it.  The page says so in one line and runs
+# none of its cells; its summary counts them as skipped.
 
 
 def _first_code_cell(lesson: Lesson) -> int:
@@ -360,51 +400,121 @@ def _needs_numpy_line(lesson: Lesson) -> str:
 
 
 # NOTE [NumPy cells]
-# A cell that needs NumPy stops at its first mg.tensor (or numpy import); the names it would have
-# made are missing or, worse, still hold the scalar values of an earlier cell.  So a later cell that
-# reads one of those names is not run (it would check stale values), and says so in one line; its
-# own names join the missing ones.  Cells that do not read them run as usual.
+# A cell that needs NumPy stops at its first mg.tensor (or numpy import).  The names its statements
+# from that line on would have made are missing or, worse, still hold the values of an earlier cell
+# (a name the cell had already rebound before it stopped is fine: ``z_values = z`` keeps lesson 1's
+# closing graph).  So a later cell that reads one of the missing names before it assigns it is not
+# run (it would check stale values); its own names join the missing ones.  The page says so once,
+# at the first such cell; the summary counts the cells skipped and the check calls they hold (a
+# call in a loop counts once), and cells that do not read the missing names run as usual.
 
 
-def _used(source: str) -> set[str]:
-    """The names a cell reads."""
-    return {
-        node.id
-        for node in ast.walk(ast.parse(source))
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
-    }
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.ListComp,
+           ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
-def _assigned(source: str) -> set[str]:
-    """The names a cell defines (assignments, imports, functions, classes) at its top level."""
+def _statements(source: str, line: int) -> Iterator[ast.AST]:
+    """The nodes of a cell that starts at file line ``line``, not inside a function, class, lambda
+    or comprehension (their names are not the cell's), line numbers as in the file."""
+    tree = ast.parse(source)
+    ast.increment_lineno(tree, line - 1)
+    stack: list[ast.AST] = list(reversed(tree.body))
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, _SCOPES):
+            stack.extend(reversed(list(ast.iter_child_nodes(node))))
+
+
+def _reads(source: str, line: int) -> set[str]:
+    """The names a cell reads from earlier cells: at its top level, those it reads before it assigns
+    them; in its functions, lambdas and comprehensions, the globals it never assigns."""
+    table = symtable.symtable(source, "<cell>", "exec")
+    assigned = {s.get_name() for s in table.get_symbols() if s.is_assigned() or s.is_imported()}
+    reads = {s.get_name() for s in table.get_symbols() if s.is_referenced()} - assigned
+    scopes = list(table.get_children())
+    while scopes:
+        scope = scopes.pop()
+        reads |= {s.get_name() for s in scope.get_symbols()
+                  if s.is_global() and s.is_referenced() and s.get_name() not in assigned}
+        scopes.extend(scope.get_children())
+    stores: dict[str, int] = {}
+    loads: list[ast.Name] = []
+    for node in _statements(source, line):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            stores[node.id] = min(stores.get(node.id, node.lineno), node.lineno)
+        elif isinstance(node, ast.Name):
+            loads.append(node)
+    return reads | {n.id for n in loads if stores.get(n.id, math.inf) >= n.lineno}
+
+
+def _assigned(source: str, line: int, after: int = 0) -> set[str]:
+    """The names a cell defines (assignments, imports, functions, classes), outside functions, in
+    its statements on file lines ``after`` and later."""
     names: set[str] = set()
-    for node in ast.walk(ast.parse(source)):
+    for node in _statements(source, line):
+        if getattr(node, "lineno", after) < after:
+            continue
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             names.add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names.add(node.name)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             names |= {(a.asname or a.name).split(".")[0] for a in node.names}
     return names
 
 
+def _check_sites(source: str, torch_only: bool = False) -> int:
+    """The calls of ``check`` and ``raises`` in a cell (a call in a loop counts once); with
+    ``torch_only``, those under an ``if`` whose test reads ``torch`` only."""
+    tree = ast.parse(source)
+    roots = [
+        node for node in ast.walk(tree)
+        if isinstance(node, ast.If) and "torch" in _reads(ast.unparse(node.test), 1)
+    ] if torch_only else [tree]
+    return sum(
+        isinstance(node, ast.Call) and getattr(node.func, "id", "") in ("check", "raises")
+        for root in roots for node in ast.walk(root)
+    )
+
+
 def finish_lesson(emit: Emit) -> str:
-    """The lesson's closing line, if its own cells did not print it; JSON ``{output, summary}``."""
+    """The lesson's closing line, if its own cells did not print it, and what did not run here;
+    JSON ``{output, summary}`` (NOTE [NumPy cells])."""
     from micrograd2.lessons import tools
 
     assert _lesson is not None, "open_lesson first"
-    session = tools.session()
+    session, name = tools.session(), _lesson_name(_lesson)
+    skipped = _skipped_line(_lesson)
     with _captured(emit) as stream:
         if session.checks and not session.summarized:
-            tools.summary(
-                f"Lesson {_lesson.number}" if _lesson.number is not None else _lesson.name
-            )
-    line = tools.summary_line(
-        session.checks,
-        session.torch_version,
-        f"Lesson {_lesson.number}" if _lesson.number is not None else _lesson.name,
-    )
-    return json.dumps({"output": stream.text(), "summary": line if session.checks else ""})
+            tools.summary(name)
+        if skipped:
+            print(f"  ⚠ {skipped}")
+    line = tools.summary_line(session.checks, session.torch_version, name)
+    if not session.checks:
+        line = f"{name}: no check ran here." if skipped else ""
+    return json.dumps({"output": stream.text(), "summary": f"{line} {skipped}".strip()})
+
+
+def _lesson_name(lesson: Lesson) -> str:
+    return f"Lesson {lesson.number}" if lesson.number is not None else lesson.name
+
+
+def _skipped_line(lesson: Lesson) -> str:
+    """What the page did not run, and why, in one sentence ("" if it ran everything)."""
+    skipped, parts = lesson.skipped, []
+    if skipped.cells:
+        cells = f"{skipped.cells} cell" + ("s" if skipped.cells > 1 else "")
+        checks = f"{skipped.checks} check" + ("s" if skipped.checks != 1 else "")
+        parts.append(f"{cells} with {checks} need NumPy")
+    if skipped.torch_checks:
+        parts.append(f"{skipped.torch_checks} check" + ("s" if skipped.torch_checks > 1 else "")
+                     + " need PyTorch")
+    if not parts:
+        return ""
+    run = f"micrograd2 lesson run {lesson.number}" if lesson.number is not None else "python FILE.py"
+    return f"Skipped here: {' and '.join(parts)}, which this page cannot load; {run} runs them all."
 
 
 # ── the exercises ─────────────────────────────────────────────────────────────────────────────

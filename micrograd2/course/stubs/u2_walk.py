@@ -13,7 +13,9 @@ def accumulate(variable: Any, grad: Any) -> Any:
     """What ``variable.grad`` holds once ``grad`` is accumulated into it; return it.
 
     The first time (``variable.grad is None``) that is ``grad``; after that, the old ``.grad``
-    plus ``grad``. Add, never assign: a leaf used three times gets three gradients.
+    plus ``grad``. Add, never assign: it is called once per backward pass, with the sum of what
+    the pass delivered to the leaf (a leaf used three times gets one call, with the sum of three
+    gradients), and a second pass must add to what the first left.
     """
     raise NotImplementedError("not implemented yet: accumulate (U2)")
 

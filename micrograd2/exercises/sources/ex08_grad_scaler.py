@@ -35,6 +35,8 @@ from __future__ import annotations
 import math  # noqa: F401 - unused in the stub, needed by a solution
 from typing import Any
 
+import micrograd2 as mg
+
 
 def parameters_of(optimizer: Any) -> list[Any]:
     """Every parameter an optimizer updates (given): PyTorch's ``param_groups`` layout."""
@@ -55,10 +57,12 @@ class MiniGradScaler:
         self._found_inf = False  # did unscale_ see an inf/NaN gradient?
 
     def scale(self, loss: Any) -> Any:
-        """loss · S (given); a float16/bfloat16 loss is cast to float32 first, as PyTorch's scaler does."""
-        if getattr(loss, "dtype", None) in ("float16", "bfloat16"):
-            loss = loss.float()
-        return loss * self._scale
+        """loss · S (given).  S is a float32 number, as PyTorch's scaler keeps it, and dtype promotion
+        decides the result: a 0-d float16/bfloat16 loss (a Value) becomes float32, a Tensor loss with
+        dimensions stays in its dtype, a float64 loss stays float64."""
+        factor = mg.tensor(self._scale, dtype="float32") if isinstance(loss, mg.Tensor) else \
+            mg.Value(self._scale, dtype="float32")
+        return loss * factor
 
     def get_scale(self) -> float:
         """The current scale S (given)."""

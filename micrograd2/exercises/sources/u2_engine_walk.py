@@ -4,7 +4,8 @@ This exercise's code is not in this file: it is the holes ``count_dependencies``
 ``accumulate`` in ``engine/u2_walk.py`` (the engine folder ``micrograd2 exercise start`` wrote
 next to this file). ``backward()`` and ``mg.autograd.grad`` walk the graph with your ``walk``;
 each node is still run by the core's ``visit`` (its backward, hooks, the tracer's events), and
-every gradient a leaf gets goes through your ``accumulate``.
+a leaf's gradient from each pass (the sum of what its edges delivered) goes through your
+``accumulate``, once per pass.
 
 Your task, in ``engine/u2_walk.py``:
 
@@ -14,7 +15,7 @@ Your task, in ``engine/u2_walk.py``:
   delivered, the ready node created last (largest ``sequence_nr()``) first, with the sum of what
   was delivered to it; deliver what ``visit`` returns along the node's edges;
 * ``accumulate(variable, grad)``: the new ``.grad`` — ``grad`` the first time, then the old
-  ``.grad`` plus ``grad``: add, never assign.
+  ``.grad`` plus ``grad``: add, never assign (a second pass adds to what the first left).
 
 The tests call each hole directly on small graphs, then run lessons 2, 3 and 4 on your engine:
 their checks against PyTorch must pass, and no hole may differ from the reference.

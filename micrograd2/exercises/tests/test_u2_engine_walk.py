@@ -119,8 +119,8 @@ def test_accumulate_adds_never_assigns(student: ModuleType) -> None:
     leaf.grad = 2.0
     second = accumulate(leaf, 3.0)
     expect(second == 5.0, f"accumulate(x, 3.0) with x.grad = 2.0 gave {second!r:.60}, expected 5.0: add "
-                          "the new gradient to the old .grad, never assign it (a leaf used three times, or "
-                          "two backward passes, deliver several gradients)")
+                          "the new gradient to the old .grad, never assign it (it is called once per backward "
+                          "pass with that pass's sum; a second pass adds to the first)")
     expect(leaf.grad == 2.0, "accumulate changed x.grad itself: return the new .grad, the core stores it")
 
 
