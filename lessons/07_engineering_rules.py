@@ -147,7 +147,7 @@ check("evaluation under no_grad keeps no graph", len(graph_nodes(untracked)), 0)
 # input once, 5 ReLU outputs twice, the last once: 12 activations.
 
 # %%
-import numpy as np
+import numpy as np  # here, not at the top: the parts above run without NumPy, as in the playground
 
 WIDTH, DEPTH, BATCH = 1024, 6, 256
 MIB = 2 ** 20

@@ -5,8 +5,8 @@
 * ``kept_bytes(output, parameters)``: the bytes of the arrays a Tensor graph keeps for backward;
 * ``torch_kept_bytes(forward, parameters, grad_mode)``: the same for PyTorch, whose saved tensors
   ``torch.autograd.graph.saved_tensors_hooks`` sees;
-* ``compare_modes(forward, rounds)``: what grad mode records and ``no_grad`` does not (the nodes, the
-  bytes kept), and the CPU time of each, in interleaved rounds (a ``Timing``, with its spread).
+* ``compare_modes(forward, rounds)``: the graph nodes grad mode records and ``no_grad`` does not, and
+  the CPU time of each, in interleaved rounds (a ``Timing``, with its spread), shown, not concluded from.
 
 The graph walks take micrograd2's graphs and PyTorch's alike: ``tracing.nodes.reachable`` needs only
 ``next_functions``, and walks with a stack instead of recursion.  A lesson imports them as

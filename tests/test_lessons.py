@@ -273,7 +273,7 @@ def test_without_interactive_a_prediction_prints_its_question_and_answer_and_nev
 
 # -- the playground (Pyodide, no NumPy): a lesson that needs NumPy says so in one line ----------
 @pytest.mark.parametrize("name", ["09_tensors", "10_beyond"])
-def test_in_the_playground_a_lesson_that_needs_numpy_says_so_in_one_line_and_counts_nothing(
+def test_in_the_playground_a_lesson_that_needs_numpy_says_so_in_one_line_and_counts_what_it_skips(
         name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """playground/src/playground.py, the page's Python side, in CPython (NOTE [A lesson that needs
     NumPy]); the page itself is tested in Chromium by test_playground.py."""
@@ -294,8 +294,11 @@ def test_in_the_playground_a_lesson_that_needs_numpy_says_so_in_one_line_and_cou
     assert said == [f"  ⚠ Lesson {number} needs NumPy, which this page cannot load (it has no "
                     f"network): none of its cells runs here. Run it where NumPy is installed: "
                     f"micrograd2 lesson run {number}."]
-    assert [r["needsNumpy"] for r in runs].count(True) == 1
-    assert json.loads(glue.finish_lesson(lambda _: None)) == {"output": "", "summary": ""}
+    assert all(r["needsNumpy"] for r in runs) and [r["skipped"] for r in runs].count(False) == 1
+    skipped = (f"Skipped here: {len(runs)} cells with {glue._check_sites(lesson_command.source(number))} "
+               f"checks need NumPy, which this page cannot load; micrograd2 lesson run {number} runs them all.")
+    assert json.loads(glue.finish_lesson(lambda _: None)) == {
+        "output": f"  ⚠ {skipped}\n", "summary": f"Lesson {number}: no check ran here. {skipped}"}
 
 
 # -- texts a student reads (issue 34, item 7) --------------------------------------------------------

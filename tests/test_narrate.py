@@ -362,3 +362,15 @@ def test_steps_are_numbered_from_1_in_each_pass_and_events_keep_theirs() -> None
     text = t.narrate(color=False)
     assert [ln[:6] for ln in text.splitlines() if ln.startswith("step")] == ["step 1", "step 1", "step 2"]
     assert [e.step for e in t.backward_events()] == [1, 2, 3]  # API.md: steps count on across passes
+
+
+def test_a_gradient_a_float16_node_rounded_itself_says_so() -> None:
+    with mg.trace() as t:
+        x = mg.tensor([1.0], requires_grad=True, dtype="float16")
+        x.label = "x"
+        y = x * 3.0
+        y.label = "y"
+        (y * 0.1).sum().backward()
+    text = t.narrate(color=False)  # 0.0999756 × 3 is 0.299927: float16 holds 0.299805
+    assert "→ x: [0.0999756] × 3.0 = [0.299805]   (computed in float16: rounded)" in text
+    assert [e.computed_in for e in t.backward_events()][-1] == ("float16", None)

@@ -185,7 +185,7 @@ def test_a_lesson_skips_only_what_needs_numpy_says_so_once_and_counts_what_it_sk
     end = json.loads(glue.finish_lesson(lambda _: None))
     number = int(name[:2])
     found = re.fullmatch(rf"Lesson {number}: (\d+) checks: .*; all pass\. Skipped here: (\d+) cells "
-                         rf"with (\d+) checks need NumPy, which this page cannot load; "
+                         rf"with (\d+) checks needs? NumPy, which this page cannot load; "
                          rf"micrograd2 lesson run {number} runs them all\.", end["summary"])
     assert found, end["summary"]
     ran, cells, checks = map(int, found.groups())
@@ -464,6 +464,34 @@ def test_a_lesson_runs_to_its_summary_with_its_numpy_cells_reported(
     assert checks == second["output"].count("  ✓ ")  # lesson 1's checks are not counted again
 
 
+@pytest.mark.browser
+@pytest.mark.slow
+def test_at_1024x768_choosing_a_lesson_brings_it_into_view_its_text_without_backticks(
+    page: tuple[Any, Server],
+) -> None:
+    driver, _ = page
+    driver.set_window_size(1024, 768)
+    try:
+        driver.execute_script("window.scrollTo(0, 0)")
+        call(driver, "(async () => { const menu = document.getElementById('lessons');"
+                     " menu.value = '07_engineering_rules';"
+                     " menu.dispatchEvent(new Event('change'));"
+                     " while (!document.querySelector('#lesson .run-all'))"
+                     "   await new Promise((r) => setTimeout(r, 50)); })()")
+        call(driver, "new Promise((r) => setTimeout(r, 300))")
+        top = driver.execute_script(
+            "return document.getElementById('lesson').getBoundingClientRect().top")
+        assert 0 <= top < driver.execute_script("return window.innerHeight") / 2, top
+        texts = driver.execute_script(
+            "return [...document.querySelectorAll('#lesson p, #lesson h3')].map((e) => e.textContent)")
+        assert texts and not [t for t in texts if "`" in t]
+        codes = driver.execute_script(
+            "return [...document.querySelectorAll('#lesson p code')].map((e) => e.textContent)")
+        assert "no_grad" in codes  # `no_grad` shown as code, not as raw backticks
+    finally:
+        driver.set_window_size(1400, 1000)
+
+
 def start_endless_loop(driver: Any) -> None:
     """Run an endless loop (its promise kept as ``window.loop``); return once it has printed."""
     from selenium.webdriver.common.by import By
@@ -486,6 +514,8 @@ def test_stop_ends_an_endless_loop_and_the_page_runs_code_again(page: tuple[Any,
     driver.find_element(By.ID, "stop").click()
     stopped = call(driver, "window.loop")
     assert stopped["error"] == "KeyboardInterrupt: stopped by the Stop button"
+    status = driver.find_element(By.ID, "status").text
+    assert re.fullmatch(r"Stopped by the Stop button after \d+ ms\.", status), status
     assert call(driver, "window.micrograd2.run('print(6 * 7)')") == {
         "output": "42\n",
         "svgs": [],
@@ -534,10 +564,13 @@ def test_an_exercise_stub_is_graded_with_the_check_commands_table(page: tuple[An
     key = first_exercise(driver)
     stub = call(driver, "window.micrograd2.openExercise(args[0])", key)
     assert "NotImplementedError" in stub  # the stub is in the editor
+    assert call(driver, "window.micrograd2.run('import micrograd2 as mg\\nmg.Value(2.0) * 3')")["svgs"]
     graded = call(driver, "window.micrograd2.checkExercise(args[0], window.micrograd2.code)", key)
     assert graded["status"] == "failed"
+    assert driver.execute_script("return document.querySelectorAll('#graph svg').length") == 0
+    assert "add -v" not in graded["output"]  # the page takes no options: every failing test is listed
     lines = graded["output"].splitlines()
-    assert lines[0].split() == ["id", "exercise", "result", "tests", "what", "failed"]
+    assert lines[0].split() == ["id", "exercise", "result", "tests", "what", "failed", "or", "was", "skipped"]
     assert lines[2].startswith(f"{key}  ") and " failed " in lines[2]
     assert lines[-1] == "0/1 exercises passed"
 

@@ -336,7 +336,10 @@ def _exact(terms: list[Any], total: Any) -> bool:
 
 def _rounding(ev: TraceEvent, i: int) -> list[tuple[str, str]]:
     """``, rounded to float16: 0.0``: what the walk made of input ``i``'s gradient on its way
-    (NOTE [Rounded on the way] in nodes.py), with all its digits when six would hide the change."""
+    (NOTE [Rounded on the way] in nodes.py), with all its digits when six would hide the change;
+    ``(computed in float16: rounded)`` when the node's own low-precision arithmetic rounded it."""
+    if i < len(ev.computed_in) and ev.computed_in[i]:  # the node's own arithmetic rounded it
+        return [(f"   (computed in {ev.computed_in[i]}: rounded)", "dim")]
     for j, dtype, grad in ev.rounded:
         if j == i:
             shown = format_value(grad)

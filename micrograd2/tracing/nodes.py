@@ -13,7 +13,8 @@ functions, which use only its public accessors (``next_functions``, ``sequence_n
 * ``saved_items(node)``: what the node keeps for backward, each item under PyTorch's name
   (``self``, ``other``, ``result``, ``exponent``…).
 * ``edge_roundings(node, grads)``: which of a visit's gradients the walk rounds on their way to
-  the next node, and to what; ``unrecorded_reason(inputs)``: why an op made no node.
+  the next node, and to what; ``low_precision(grads)``: which were computed in float16 or
+  bfloat16; ``unrecorded_reason(inputs)``: why an op made no node.
 """
 from __future__ import annotations
 
@@ -155,6 +156,17 @@ def _same(a: Any, b: Any) -> bool:
             return False
         return bool(((a == b) | ((a != a) & (b != b))).all())
     return bool(a == b)  # numbers, summaries of large arrays
+
+
+LOW_PRECISION = ("float16", "bfloat16")
+
+
+def low_precision(grads: Iterable[Any]) -> tuple[str | None, ...]:
+    """For each gradient of a visit, the low-precision dtype it was computed in (a node of a float16
+    Tensor rounds its own arithmetic), else None; ``()`` when none is (the usual case)."""
+    found = tuple(str(getattr(g, "dtype", "")) if str(getattr(g, "dtype", "")) in LOW_PRECISION else None
+                  for g in grads)
+    return found if any(found) else ()
 
 
 def unrecorded_reason(inputs: Iterable[Any]) -> str:

@@ -47,7 +47,9 @@ class TraceEvent:
     * ``op``: the Function's class name (``Mul``, ``SquareAndDouble``).
     * ``rounded``: ``(input index, dtype, gradient)`` for each gradient of a visit that the walk
       rounded on its way to the next node (NOTE [Rounded on the way] in nodes.py); ``why``: the
-      reason a forward op was not recorded (``"grad mode is off"``, ``"no input requires grad"``).
+      reason a forward op was not recorded (``"grad mode is off"``, ``"no input requires grad"``);
+      ``computed_in``: per input of a visit, the low-precision dtype its gradient was computed (and
+      rounded) in (``"float16"``, ``"bfloat16"``), else ``None``; empty when there is none.
 
     Values are snapshots (``tracing.values.snapshot``): floats, small arrays, or summaries.
     """
@@ -75,6 +77,7 @@ class TraceEvent:
     hook: str | None = None
     rounded: tuple[tuple[int, str, Any], ...] = ()
     why: str | None = None
+    computed_in: tuple[str | None, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """The event as JSON-ready data: ``kind``, ``step``, ``pass_no``, ``node`` always,
@@ -86,7 +89,7 @@ class TraceEvent:
             if f.name in always or not _empty(value):
                 if f.name in ("inputs", "grad_inputs", "saved"):
                     out[f.name] = [[name, to_jsonable(v)] for name, v in value]
-                elif f.name in ("input_ids", "input_nrs", "saved_names"):
+                elif f.name in ("input_ids", "input_nrs", "saved_names", "computed_in"):
                     out[f.name] = list(value)
                 else:
                     out[f.name] = to_jsonable(value)

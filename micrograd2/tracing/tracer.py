@@ -36,7 +36,16 @@ from ..autograd.variable import Variable
 from .formulas import forward_formula
 from .names import CONST, IdentityMap, Names, NodeRecord
 from .narrate import LiveNarration, logger
-from .nodes import creation_order, edge_roundings, node_of, outputs_of, reachable, saved_items, unrecorded_reason
+from .nodes import (
+    creation_order,
+    edge_roundings,
+    low_precision,
+    node_of,
+    outputs_of,
+    reachable,
+    saved_items,
+    unrecorded_reason,
+)
 from .records import Pass, TraceEvent
 from .values import snapshot
 
@@ -405,6 +414,7 @@ class Tracer:
             grad_output=snapshot(grad_output),
             grad_inputs=tuple(zip(names, (snapshot(g) for g in grad_inputs))),
             saved=saved, saved_names=saved_names, rounded=edge_roundings(node, grad_inputs),
+            computed_in=low_precision(grad_inputs),
         ))
         state.last_step, state.last_node = step, node
         for index in self._pending.pop(node, ()):

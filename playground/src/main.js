@@ -73,7 +73,9 @@ async function run(source) {
   if (result.error) appendOutput(`${result.error}\n`, "error");
   showDiagrams(result.svgs);
   $("steps").disabled = false;
-  status(`Ran in ${Math.round(performance.now() - began)} ms.`);
+  const ms = Math.round(performance.now() - began);
+  const stopped = (result.error ?? "").startsWith("KeyboardInterrupt");
+  status(stopped ? `Stopped by the Stop button after ${ms} ms.` : `Ran in ${ms} ms.`);
   return { output: result.output, svgs: result.svgs, error: result.error };
 }
 
@@ -126,6 +128,7 @@ async function openExercise(id) {
 // Grade `source` as exercise `id`; the table in the output pane.
 async function checkExercise(id, source) {
   $("output").replaceChildren();
+  showDiagrams([]);  // the last run's graph is not the exercise's
   status(`Checking exercise ${id}…`);
   const result = await exercises.check(id, source, (chunk) => appendOutput(chunk));
   $("output").replaceChildren();

@@ -507,7 +507,7 @@ def _skipped_line(lesson: Lesson) -> str:
     if skipped.cells:
         cells = f"{skipped.cells} cell" + ("s" if skipped.cells > 1 else "")
         checks = f"{skipped.checks} check" + ("s" if skipped.checks != 1 else "")
-        parts.append(f"{cells} with {checks} need NumPy")
+        parts.append(f"{cells} with {checks} need" + ("s" if skipped.cells == 1 else "") + " NumPy")
     if skipped.torch_checks:
         parts.append(f"{skipped.torch_checks} check" + ("s" if skipped.torch_checks > 1 else "")
                      + " need PyTorch")
@@ -573,7 +573,7 @@ def check_exercise(key: str, source: str, emit: Emit) -> str:
         report = runner.run(exercise.id, workspace, workspace / "report.json")
     result = _graded(exercise, report, time.perf_counter() - began)
     with _captured(emit) as stream:
-        print(reporting.render([result], width=100))
+        print(reporting.render([result], width=100, verbose=True))  # the page takes no -v: all of it
     return json.dumps({"output": stream.text(), "status": result.status})
 
 
