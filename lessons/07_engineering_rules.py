@@ -245,7 +245,7 @@ check("no_grad records no node in any of these forward passes", recorded_nodes, 
 # change with the model's shape and batch (how much arithmetic each op does against the fixed cost of
 # recording it), the library, the processor, and the other programs competing for it (CPU time leaves
 # their work out, not the caches they share). Run the cell again and they move; marked "disturbed", they
-# show nothing at all. No flat "30-50% faster" follows from them.
+# say nothing either way. No flat "30-50% faster" follows from them.
 
 # %% [markdown]
 # ## Rule 3 broken: a target that is not detached

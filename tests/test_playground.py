@@ -492,6 +492,39 @@ def test_at_1024x768_choosing_a_lesson_brings_it_into_view_its_text_without_back
         driver.set_window_size(1400, 1000)
 
 
+def assert_fits(driver: Any) -> None:
+    """The editor's code needs no horizontal scrolling, the header is one row, the page no wider
+    than the window."""
+    scroller = driver.execute_script(
+        "const s = document.querySelector('#editor .cm-scroller'); return [s.scrollWidth, s.clientWidth]")
+    assert scroller[0] <= scroller[1], scroller
+    tops = driver.execute_script(
+        "return [...document.querySelectorAll('header > *')].filter((e) => !e.hidden)"
+        ".map((e) => Math.round(e.getBoundingClientRect().top + e.getBoundingClientRect().height / 2))")
+    assert max(tops) - min(tops) <= 4, tops  # one row: every item's middle on one line
+    wide = driver.execute_script(
+        "return [document.documentElement.scrollWidth, innerWidth, ...[...document.querySelectorAll("
+        "'header > *')].map((e) => e.id + e.tagName + ':' + Math.round(e.getBoundingClientRect().right))]")
+    assert wide[0] <= wide[1], " ".join(map(str, wide))
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+@pytest.mark.parametrize("width", [1024, 1366])
+def test_at_768_px_high_the_default_code_needs_no_horizontal_scrolling_and_the_header_one_row(
+    page: tuple[Any, Server], width: int,
+) -> None:
+    driver, _ = page
+    driver.set_window_size(width, 768)
+    try:
+        call(driver, "window.micrograd2.run(window.micrograd2.code)")  # menus filled, status long
+        assert_fits(driver)
+        call(driver, "window.micrograd2.openExercise(args[0])", first_exercise(driver))
+        assert_fits(driver)  # an exercise's stub, and the header with its Check button
+    finally:
+        driver.set_window_size(1400, 1000)
+
+
 def start_endless_loop(driver: Any) -> None:
     """Run an endless loop (its promise kept as ``window.loop``); return once it has printed."""
     from selenium.webdriver.common.by import By
@@ -564,11 +597,13 @@ def test_an_exercise_stub_is_graded_with_the_check_commands_table(page: tuple[An
     key = first_exercise(driver)
     stub = call(driver, "window.micrograd2.openExercise(args[0])", key)
     assert "NotImplementedError" in stub  # the stub is in the editor
-    assert call(driver, "window.micrograd2.run('import micrograd2 as mg\\nmg.Value(2.0) * 3')")["svgs"]
     graded = call(driver, "window.micrograd2.checkExercise(args[0], window.micrograd2.code)", key)
-    assert graded["status"] == "failed"
-    assert driver.execute_script("return document.querySelectorAll('#graph svg').length") == 0
+    assert graded["status"] == "failed", graded["output"]
     assert "add -v" not in graded["output"]  # the page takes no options: every failing test is listed
+    assert call(driver, "window.micrograd2.run('import micrograd2 as mg\\nmg.Value(2.0) * 3')")["svgs"]
+    again = call(driver, "window.micrograd2.checkExercise(args[0], args[1])", key, stub)
+    assert again["status"] == "failed"
+    assert driver.execute_script("return document.querySelectorAll('#graph svg').length") == 0  # not the run's
     lines = graded["output"].splitlines()
     assert lines[0].split() == ["id", "exercise", "result", "tests", "what", "failed", "or", "was", "skipped"]
     assert lines[2].startswith(f"{key}  ") and " failed " in lines[2]

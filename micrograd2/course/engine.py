@@ -189,7 +189,7 @@ def choose(folder: str | Path) -> StudentEngine:
     value, tensor = records(engine)
     pieces.choose(Value, value)
     pieces.choose(Tensor, tensor)
-    CHOSEN = engine
+    CHOSEN = (engine, value)
     return engine
 
 
@@ -199,9 +199,11 @@ def choose_from_environment() -> StudentEngine | None:
     return choose(folder) if folder else None
 
 
-CHOSEN: StudentEngine | None = None  # the student's engine an entry point chose, if any
+CHOSEN: tuple[StudentEngine, pieces.Pieces] | None = None  # what ``choose`` chose: the engine and
+# the Value engine's record built from it
 
 
 def chosen() -> StudentEngine | None:
-    """The student's engine the core runs on (``choose``), or None: the core's own pieces."""
-    return CHOSEN if CHOSEN is not None and Value.pieces.student else None
+    """The student's engine the core runs on (``choose``), or None: the core's own pieces (none
+    was chosen, or ``pieces.using`` runs another record for a block)."""
+    return CHOSEN[0] if CHOSEN is not None and Value.pieces is CHOSEN[1] else None

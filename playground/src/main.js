@@ -27,7 +27,10 @@ z  # the last line's value: its graph is drawn, as Jupyter shows it
 `;
 
 const $ = (id) => document.getElementById(id);
-const status = (message) => { $("status").textContent = message; };
+const status = (message) => {
+  $("status").textContent = message;
+  $("status").title = message;  // the header keeps one row: a long status is cut, whole on hover
+};
 const runner = new Runner(status, (version) => {
   $("run").disabled = false;
   const isolated = globalThis.crossOriginIsolated ? "Stop interrupts" : "Stop restarts Python";
@@ -42,6 +45,7 @@ const editor = new EditorView({
   extensions: [
     basicSetup,
     python(),
+    EditorView.lineWrapping,  // a half-width editor at 1024 px holds ~55 columns: wrap, never scroll
     Prec.highest(keymap.of([{ key: "Mod-Enter", run: () => { runEditor(); return true; } }])),
   ],
 });
