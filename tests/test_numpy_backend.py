@@ -208,6 +208,8 @@ def test_iadd_with_alpha_goes_block_by_block_through_one_scratch_and_rounds_once
     block = be._scratch(np.dtype(np.float64)).size
     for shape in [(3, 4), (), (block,), (3, block // 2 + 7), (2 * block + 1,)]:
         x, y = (rng.standard_normal(shape).astype(dtype) for _ in range(2))
+        if dtype == np.float16 and x.size < 32:  # fewer than a vector block: PyTorch's scalar loop
+            continue  # rounds each step: NOTE [float16's scalar loop], tests/parity/test_silent_differences.py
         expected = _fused(x, y, -0.1)
         be.iadd(x, y, -0.1)
         np.testing.assert_array_equal(x, expected)
