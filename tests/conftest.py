@@ -140,7 +140,7 @@ def _the_records_of_pieces_put_back() -> Any:
     the next test starts on the record this process chose at import, as a new process would."""
     from micrograd2.autograd import pieces
 
-    value, tensor = mg.Value.pieces, mg.Tensor.pieces
+    engines = {engine: engine.pieces for engine in (mg.Value, mg.Tensor)}
     yield
-    pieces.choose(mg.Value, value)
-    pieces.choose(mg.Tensor, tensor)
+    for engine, record in engines.items():
+        pieces.choose(engine, record)

@@ -78,6 +78,9 @@ class Edge(NamedTuple):
         return f"({self.node!r}, {self.input_nr})"
 
 
+_as_edge = tuple.__new__  # an Edge from a pair in one C call (NamedTuple's __new__ is Python)
+
+
 class _Zeros(dict[int, tuple[int, ...]]):
     """``ZEROS[n]``: the shared tuple of ``n`` zeros (NOTE [Memory]), made on first use.
 
@@ -133,7 +136,7 @@ class Node:
     @property
     def next_functions(self) -> tuple[Edge, ...]:
         """One ``Edge(node, input_nr)`` per input: where this node sends each gradient."""
-        return tuple([Edge(node, nr) for node, nr in self.edges()])
+        return tuple([_as_edge(Edge, pair) for pair in self.edges()])
 
     @property
     def several_outputs(self) -> bool:
