@@ -25,7 +25,8 @@ from .grad_mode import (
     set_grad_enabled,
 )
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
-from .node import AccumulateGrad, Gradient, Node, gradient_edge
+from .node import AccumulateGrad, Node, gradient_edge
+from .protocol import Gradient
 from .variable import Variable, backward_to, seeds
 
 __all__ = [

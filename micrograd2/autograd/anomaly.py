@@ -14,7 +14,8 @@ import weakref
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .node import Gradient, Node
+    from .node import Node
+    from .protocol import Gradient
 
 enabled = False
 check_nan = True  # while enabled: are backward results checked for NaN? (PyTorch's check_nan)

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterable, Union
 
-from .node import Gradient, Node, gradient_node
+from .node import Node, gradient_node
+from .protocol import Gradient
 
 if TYPE_CHECKING:
     from .variable import Variable

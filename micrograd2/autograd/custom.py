@@ -32,7 +32,8 @@ from . import grad_mode, messages
 
 if TYPE_CHECKING:
     from .function import BackwardNode
-    from .node import Data, Engine, Gradient, Node
+    from .node import Node
+    from .protocol import Data, Engine, Gradient
     from .variable import Variable
 
 DIRTY_LEAF = (

@@ -21,7 +21,9 @@ from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from . import anomaly, capture, custom, events, grad_mode, hooks, messages
 from .hooks import HOOKS, REGISTERED
-from .node import FREED_VALUES, AccumulateGrad, Engine, Gradient, Node, Walker, gradient_node
+from .node import AccumulateGrad, Node, gradient_node
+from .protocol import Engine, Gradient, Walker
+from .saved import FREED_VALUES
 
 if TYPE_CHECKING:
     from .variable import Variable

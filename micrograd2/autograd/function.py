@@ -24,21 +24,17 @@ import functools
 from typing import Any, Callable, Sequence
 
 from . import anomaly, custom, events, grad_mode, messages
-from .node import (
+from .node import ZEROS, Node, gradient_node, new_sequence_nr
+from .protocol import Data, Gradient
+from .saved import (
     FREED,
     INPUT,
     NOTHING_SAVED,
     OUTPUT,
-    ZEROS,
-    Data,
     Freed,
-    Gradient,
-    Node,
     SavedEntry,
     SavedValues,
     Several,
-    gradient_node,
-    new_sequence_nr,
     save,
 )
 from .variable import Variable

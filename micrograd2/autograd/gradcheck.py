@@ -15,7 +15,7 @@ import random
 import warnings
 from typing import Any, Callable, Sequence
 
-from .node import Gradient
+from .protocol import Gradient
 from .variable import Variable
 
 

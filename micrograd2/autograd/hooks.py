@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, Any, Callable
 from . import events, messages
 
 if TYPE_CHECKING:
-    from .node import Gradient, Node
+    from .node import Node
+    from .protocol import Gradient
     from .variable import Variable
 
 Hook = Callable[..., object]  # a hook as registered: its result replaces, unless it is None

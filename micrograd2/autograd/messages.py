@@ -6,7 +6,8 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .function import BackwardNode
-    from .node import Data, Node
+    from .node import Node
+    from .protocol import Data
     from .variable import Variable
 
 NO_GRAD_FN = (

@@ -23,7 +23,8 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Protocol
 
 from .engine import count_dependencies, reference_walk
-from .node import Gradient, Node, Walker
+from .node import Node
+from .protocol import Gradient, Walker
 
 if TYPE_CHECKING:
     from .function import BackwardNode, Function

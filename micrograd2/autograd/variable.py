@@ -13,16 +13,10 @@ from typing import Any, ClassVar, Sequence, TypeVar
 from ..dtypes import BFLOAT16, FLOAT16, FLOAT32, FLOAT64
 from . import capture, engine, grad_mode, hooks, messages
 from .engine import accumulate_into
-from .node import (
-    AccumulateGrad,
-    Data,
-    Gradient,
-    Node,
-    VersionCounter,
-    gradient_node,
-    version_counter,
-)
+from .node import AccumulateGrad, Node, gradient_node
 from .pieces import REFERENCE, Pieces
+from .protocol import Data, Gradient
+from .saved import VersionCounter, version_counter
 
 V = TypeVar("V", bound="Variable")  # the Variable's own class: a Value's in-place op gives a Value
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..autograd.engine import Start, Walk
-from ..autograd.node import Engine, Gradient, Node
+from ..autograd.node import Node
+from ..autograd.protocol import Engine, Gradient
 
 StudentWalk = Callable[[list[Node], list[Gradient], Callable[..., tuple[Gradient, ...]]], object]
 

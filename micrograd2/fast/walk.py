@@ -38,7 +38,7 @@ from ..autograd.engine import (
     checked,
     reference_walk,
 )
-from ..autograd.node import FREED_VALUES
+from ..autograd.saved import FREED_VALUES
 from ..dtypes import FLOAT64
 
 Round = Callable[[Gradient, str], Gradient]  # the engine's _round_gradient

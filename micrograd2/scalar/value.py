@@ -16,8 +16,10 @@ from typing import Any, Callable, ClassVar, Iterable, Sequence
 
 from .. import dtypes, fast
 from ..autograd import Variable, pieces
-from ..autograd.node import Data, Gradient, Node, version_counter
+from ..autograd.node import Node
 from ..autograd.pieces import REFERENCE
+from ..autograd.protocol import Data, Gradient
+from ..autograd.saved import version_counter
 from ..fast import scalar as fast_scalar
 from ..fast.walk import walk as fast_walk
 from . import ops

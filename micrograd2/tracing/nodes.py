@@ -24,7 +24,7 @@ from .. import dtypes
 from ..autograd import gradient_edge
 from ..autograd.function import BackwardNode
 from ..autograd.grad_mode import is_grad_enabled, is_inference_mode_enabled
-from ..autograd.node import FREED, OTHER, SavedEntry
+from ..autograd.saved import FREED, OTHER, SavedEntry
 
 PREFIX = "_saved_"  # PyTorch's prefix for what a node keeps (``_saved_self``), which torchviz reads
 

@@ -31,7 +31,8 @@ from types import TracebackType
 from typing import Any, Callable, Iterable
 
 from ..autograd import events
-from ..autograd.node import INPUT, OUTPUT, AccumulateGrad, Node
+from ..autograd.node import AccumulateGrad, Node
+from ..autograd.saved import INPUT, OUTPUT
 from ..autograd.variable import Variable
 from .formulas import forward_formula
 from .names import CONST, IdentityMap, Names, NodeRecord

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import graphviz
 
-from ..autograd.node import FREED
+from ..autograd.saved import FREED
 from ..autograd.variable import Variable
 from ..tracing.values import format_value
 from .graph import COUNT_LIMIT, MAX_NODES, Progress, SInput, Skeleton, SNode, from_root, output_key, progress

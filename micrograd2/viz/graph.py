@@ -24,7 +24,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..autograd.node import FREED, INPUT, OUTPUT, AccumulateGrad, Node
+from ..autograd.node import AccumulateGrad, Node
+from ..autograd.saved import FREED, INPUT, OUTPUT
 from ..autograd.variable import Variable
 from ..tracing.names import CONST, NodeRecord
 from ..tracing.nodes import grad_of, node_of, reachable, saved_items

@@ -1,0 +1,36 @@
+"""The Engine Protocol (protocol.py): both engines' Variable classes have every member the core
+calls, and a class without them is told apart."""
+from __future__ import annotations
+
+import inspect
+
+import pytest
+
+import micrograd2 as mg
+from micrograd2.autograd.protocol import Engine
+
+
+def _members() -> list[str]:
+    names = [n for n, v in vars(Engine).items() if not n.startswith("__")
+             and (callable(v) or isinstance(v, (classmethod, staticmethod)))]
+    return sorted(names + list(Engine.__annotations__))
+
+
+def test_the_protocol_names_what_the_core_asks() -> None:
+    assert {"_wrap", "_round_gradient", "_add_gradients", "_seed", "_accumulate",
+            "pieces", "backward_receives_variables"} <= set(_members())
+
+
+@pytest.mark.parametrize("engine", ["Value", "Tensor"])
+def test_each_engine_has_every_member_of_the_protocol(engine: str) -> None:
+    cls = mg.Value if engine == "Value" else type(mg.tensor([1.0]))
+    missing = [name for name in _members() if not hasattr(cls, name)]
+    assert missing == []
+
+
+def test_a_class_without_the_members_lacks_them() -> None:
+    class NotAnEngine:
+        pass
+
+    assert [n for n in _members() if not hasattr(NotAnEngine, n)] == _members()
+    assert inspect.isclass(Engine)
