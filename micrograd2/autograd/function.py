@@ -32,12 +32,28 @@ from .saved import (
     NOTHING_SAVED,
     OUTPUT,
     Freed,
+    Keep,
     SavedEntry,
+    SavedInput,
+    SavedOutput,
     SavedValues,
     Several,
     save,
 )
 from .variable import Variable
+
+
+class Keeps(dict[int, "tuple[Keep, ...] | None"]):
+    """An op's ``keeps`` by its number of inputs, asked of the op once per number (most ops
+    have one; ``Dot``'s depend on it). ``None``: its forward calls ``save_for_backward``."""
+
+    def __init__(self, fn: type[Function]) -> None:
+        super().__init__()
+        self.fn = fn
+
+    def __missing__(self, n: int) -> tuple[Keep, ...] | None:
+        keeps = self[n] = self.fn.keeps_for(n)
+        return keeps
 
 
 # NOTE [What backward receives]
@@ -54,6 +70,7 @@ class BackwardNode(custom.CustomContext, Node):
     __slots__ = ("_output",)
     _output: Data  # the data of the Variable this node made
     _fn: type[Function]  # the Function this node runs
+    _keeps: Keeps  # what it keeps for backward, by its number of inputs
     saved_names: tuple[str, ...] = ()  # the Function's names for what it saves
 
     def __init__(self, needing: tuple[Variable | None, ...]) -> None:
@@ -62,8 +79,11 @@ class BackwardNode(custom.CustomContext, Node):
         ``None`` in ``needing``: that input needs no gradient."""
         nodes, several = [], False
         for x in needing:
-            nodes.append(None if x is None else gradient_node(x))
-            several = several or x is not None and x.output_nr != 0
+            if x is None:
+                nodes.append(None)
+            else:
+                nodes.append(x.grad_fn or x._accumulator or gradient_node(x))
+                several = several or x.output_nr != 0
         self._next_nodes = tuple(nodes)
         self._next_nrs = ZEROS[len(nodes)]  # every edge to output 0, unless to a node of several:
         if several:
@@ -79,7 +99,20 @@ class BackwardNode(custom.CustomContext, Node):
         self._sequence_nr = new_sequence_nr()
         self._dtype = dtype
         self._output = out.data
-        if self._saved:
+        keeps = self._keeps[len(inputs)]
+        if keeps:  # a built-in's declaration (NOTE [What an op keeps, and when])
+            saved: list[object] = []
+            for source, when in keeps:
+                if when >= 0 and self._next_nodes[when] is None:  # no gradient that reads it
+                    saved.append(None)
+                elif source < 0:
+                    saved.append(SavedOutput(out))
+                elif inputs[source] is not args[source]:  # a Variable's data
+                    saved.append(SavedInput(inputs[source]))
+                else:  # a number input: itself
+                    saved.append(args[source])
+            self._saved = SavedValues(saved)
+        elif self._saved:  # what forward gave save_for_backward (a custom Function's ctx)
             self._saved = save(self._saved, inputs, args, raw, out, several)
         if anomaly.enabled:
             anomaly.remember_forward(self)
@@ -174,6 +207,8 @@ class Function:
     * ``differentiable_outputs``: every output of a built-in op is differentiable
       (``unbind``), as a custom Function's. Output k is the edge ``(node, k)``, and custom.py's
       rules apply to its node.
+    * ``keeps``: what a built-in op keeps for backward, and when (NOTE [What an op keeps, and
+      when], saved.py). ``None``: its forward calls ``ctx.save_for_backward``, as yours does.
     """
 
     node_name: str | None = None
@@ -181,6 +216,7 @@ class Function:
     autocast: str | None = None
     ctx_slots: tuple[str, ...] = ()
     differentiable_outputs = False
+    keeps: tuple[Keep, ...] | None = None
     _node_class: type[BackwardNode]
 
     def __init_subclass__(cls, **kwargs: object) -> None:
@@ -189,7 +225,7 @@ class Function:
         builtin = "node_name" in cls.__dict__
         name = cls.node_name if builtin and cls.node_name else f"{cls.__name__}Backward"
         body: dict[str, object] = {"_fn": cls, "__module__": cls.__module__,
-                                "saved_names": cls.saved_names}
+                                "saved_names": cls.saved_names, "_keeps": Keeps(cls)}
         body.update({f"_saved_{n}": _saved_property(j) for j, n in enumerate(cls.saved_names)})
         if not builtin:  # a custom Function: custom.py's rules for its ctx and its gradients
             body.update(_user_function=True, needs_input_grad=custom.NEEDS_INPUT_GRAD)
@@ -198,6 +234,12 @@ class Function:
         else:
             body["__slots__"] = cls.ctx_slots
         cls._node_class = type(name, (BackwardNode,), body)
+
+    @classmethod
+    def keeps_for(cls, n_inputs: int) -> tuple[Keep, ...] | None:
+        """What this op keeps when it has ``n_inputs`` inputs: ``keeps``, whatever their number
+        (an op of any number of inputs, such as ``Dot``, says it per number)."""
+        return cls.keeps
 
     @classmethod
     def unrecorded_ctx(cls, n_inputs: int) -> BackwardNode:

@@ -66,6 +66,26 @@ NOTHING_SAVED = SavedValues()  # a node that saved nothing
 FREED_VALUES: Final[SavedValues] = _FreedValues()  # what saved values become after a backward
 
 
+# NOTE [What an op keeps, and when]
+# A built-in op declares what its backward reads, as PyTorch's derivatives.yaml does, instead of
+# calling ``save_for_backward``: one ``Keep(source, when)`` per saved item. ``source`` is an
+# input's position, or ``RESULT``; ``when`` is the input whose gradient reads it (``ALWAYS``:
+# every gradient does). ``Mul`` keeps ``(Keep(0, when=1), Keep(1, when=0))``: a only if b needs
+# a gradient. ``kept`` builds the node's saved values from it, on both paths, without searching
+# what forward returned. A custom Function calls ``save_for_backward``, and ``save`` sorts out
+# what it saved, as PyTorch's ``ctx`` does.
+RESULT = -1  # Keep's source: the op's output
+ALWAYS = -1  # Keep's when: whichever inputs need a gradient
+
+
+class Keep(NamedTuple):
+    """One item an op keeps for backward: its ``source`` (an input's position, or ``RESULT``),
+    kept only if input ``when`` needs a gradient (``ALWAYS``: kept whenever the op records)."""
+
+    source: int
+    when: int = ALWAYS
+
+
 class VersionCounter:
     """How many in-place ops have changed a Variable's data (shared with views and detaches)."""
 

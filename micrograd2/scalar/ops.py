@@ -13,6 +13,7 @@ from typing import Any
 
 from .. import dtypes, ieee
 from ..autograd import Function, Variable
+from ..autograd.saved import RESULT, Keep
 from .sums import Dot, Sum, _exact_sum  # noqa: F401  (re-exported: value.py and the speed layer take them from here)
 
 
@@ -108,11 +109,10 @@ class Mul(Function):
 
     node_name = "MulBackward0"
     saved_names = ("self", "other")
+    keeps = (Keep(0, when=1), Keep(1, when=0))  # ∂/∂a reads b, ∂/∂b reads a
 
     @staticmethod
     def forward(ctx, a, b):
-        need_a, need_b = ctx.needs_input_grad
-        ctx.save_for_backward(a if need_b else None, b if need_a else None)
         return a * b
 
     @staticmethod
@@ -128,11 +128,10 @@ class Div(Function):
 
     node_name = "DivBackward0"
     saved_names = ("self", "other")
+    keeps = (Keep(0, when=1), Keep(1))  # ∂/∂b reads a and b, ∂/∂a reads b
 
     @staticmethod
     def forward(ctx, a, b):
-        need_a, need_b = ctx.needs_input_grad
-        ctx.save_for_backward(a if need_b else None, b)
         return ieee.div(a, b)
 
     @staticmethod
@@ -236,13 +235,12 @@ class Exp(Function):
 
     node_name = "ExpBackward0"
     saved_names = ("result",)
+    keeps = (Keep(RESULT),)
     autocast = "fp32"
 
     @staticmethod
     def forward(ctx, x):
-        out = ieee.exp(x)
-        ctx.save_for_backward(out)
-        return out
+        return ieee.exp(x)
 
     @staticmethod
     def backward(ctx, grad):
@@ -255,11 +253,11 @@ class Log(Function):
 
     node_name = "LogBackward0"
     saved_names = ("self",)
+    keeps = (Keep(0),)
     autocast = "fp32"
 
     @staticmethod
     def forward(ctx, x):
-        ctx.save_for_backward(x)
         return ieee.log(x)
 
     @staticmethod
@@ -273,12 +271,11 @@ class Tanh(Function):
 
     node_name = "TanhBackward0"
     saved_names = ("result",)
+    keeps = (Keep(RESULT),)
 
     @staticmethod
     def forward(ctx, x):
-        out = math.tanh(x)
-        ctx.save_for_backward(out)
-        return out
+        return math.tanh(x)
 
     @staticmethod
     def backward(ctx, grad):
@@ -339,12 +336,11 @@ class Relu(Function):
 
     node_name = "ReluBackward0"
     saved_names = ("result",)
+    keeps = (Keep(RESULT),)
 
     @staticmethod
     def forward(ctx, x):
-        out = 0.0 if x < 0 else x  # −0.0 and nan pass through, as PyTorch's clamp_min
-        ctx.save_for_backward(out)
-        return out
+        return 0.0 if x < 0 else x  # −0.0 and nan pass through, as PyTorch's clamp_min
 
     @staticmethod
     def backward(ctx, grad):  # PyTorch's threshold_backward(grad, result, 0)
@@ -359,12 +355,11 @@ class Sigmoid(Function):
 
     node_name = "SigmoidBackward0"
     saved_names = ("result",)
+    keeps = (Keep(RESULT),)
 
     @staticmethod
     def forward(ctx, x):
-        out = ieee.div(1.0, 1.0 + ieee.exp(-x))  # PyTorch's formula: no cancellation on either side
-        ctx.save_for_backward(out)
-        return out
+        return ieee.div(1.0, 1.0 + ieee.exp(-x))  # PyTorch's formula: no cancellation on either side
 
     @staticmethod
     def backward(ctx, grad):  # PyTorch's sigmoid_backward, in its order
@@ -414,12 +409,11 @@ class Sqrt(Function):
 
     node_name = "SqrtBackward0"
     saved_names = ("result",)
+    keeps = (Keep(RESULT),)
 
     @staticmethod
     def forward(ctx, x):
-        out = ieee.sqrt(x)
-        ctx.save_for_backward(out)
-        return out
+        return ieee.sqrt(x)
 
     @staticmethod
     def backward(ctx, grad):
@@ -432,10 +426,10 @@ class Abs(Function):
 
     node_name = "AbsBackward0"
     saved_names = ("self",)
+    keeps = (Keep(0),)
 
     @staticmethod
     def forward(ctx, x):
-        ctx.save_for_backward(x)
         return abs(x)
 
     @staticmethod

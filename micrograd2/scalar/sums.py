@@ -12,6 +12,7 @@ import operator
 from typing import Any
 
 from ..autograd import Function
+from ..autograd.saved import Keep
 
 
 def _exact_sum(xs: Any) -> float:
@@ -45,13 +46,14 @@ class Dot(Function):
     saved_names = ()  # w₀…wₙ₋₁, x₀…xₙ₋₁: n varies, so each is named by position (saved_tensors[j])
     autocast = "lowp"
 
+    @classmethod
+    def keeps_for(cls, n_inputs):  # wᵢ if xᵢ needs a gradient, xᵢ if wᵢ does (not the bias)
+        n = n_inputs // 2
+        return (*[Keep(i, when=n + i) for i in range(n)], *[Keep(n + i, when=i) for i in range(n)])
+
     @staticmethod
     def forward(ctx, *args):
         n = len(args) // 2
-        need = ctx.needs_input_grad
-        ws = [w if need[n + i] else None for i, w in enumerate(args[:n])]
-        xs = [x if need[i] else None for i, x in enumerate(args[n : 2 * n])]
-        ctx.save_for_backward(*ws, *xs)
         terms = list(map(operator.mul, args[:n], args[n : 2 * n]))
         if len(args) % 2:
             terms.append(args[2 * n])
