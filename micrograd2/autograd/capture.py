@@ -6,7 +6,7 @@ arriving at each input's node, instead of accumulating it (for ``autograd.grad``
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterable, Union
+from typing import TYPE_CHECKING, Any, Iterable, Sequence, Union
 
 from .node import Node, gradient_node
 from .protocol import Gradient
@@ -56,7 +56,7 @@ def on_paths(starts: Iterable[Node], targets: Iterable[Node]) -> dict[Node, bool
     return keep
 
 
-def collect(inputs: tuple[Variable, ...], captured: dict[Node, Gradient],
+def collect(inputs: tuple[Variable, ...], captured: dict[Node, Sequence[Gradient]],
             allow_unused: bool) -> tuple[Gradient, ...]:
     """One gradient per input, as ``.grad`` would first hold it (``None`` for an unused one, if
     allowed).
@@ -65,7 +65,8 @@ def collect(inputs: tuple[Variable, ...], captured: dict[Node, Gradient],
     result: list[Gradient] = []
     for i, x in enumerate(inputs):
         node = gradient_node(x)
-        if node not in captured:
+        grad = captured[node][x.output_nr] if node in captured else None
+        if grad is None:
             if not allow_unused:
                 raise RuntimeError(
                     f"The differentiated Tensor at index {i} appears to not have been used "
@@ -75,7 +76,6 @@ def collect(inputs: tuple[Variable, ...], captured: dict[Node, Gradient],
                 )
             result.append(None)
         else:
-            grad = captured[node][x.output_nr] if node._several else captured[node]
             recorded = hasattr(grad, "grad_fn")  # a Variable (create_graph): returned as it is
             result.append(grad if recorded else x._as_grad(grad))
     return tuple(result)

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import inspect
 import weakref
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Sequence, cast
 
 from . import grad_mode, messages
 
@@ -309,26 +309,14 @@ class _AlreadyRun:
         return self.result
 
 
-def grad_outputs(node: BackwardNode, grad: Gradient) -> tuple[Gradient, ...]:
-    """The gradients a custom Function's ``backward`` receives, one per output.
-
-    ``grad`` is the walk's: a list for several outputs. Where none arrived, zeros are passed
-    (unless ``ctx.set_materialize_grads(False)``)."""
-    got = grad if type(grad) is list else [None] * len(node._outputs) if grad is None else [grad]
-    if not node._materialize:
-        return tuple(got)
-    return tuple(node._kind._zeros_like(data, node._dtype) if g is None and data is not None
-                 else g for g, data in zip(got, node._outputs))
-
-
-def into_slot(earlier: list[Gradient] | None, node: Any, nr: int, grad: Gradient,
-              add: Callable[[Node, Gradient, Gradient], Gradient]) -> list[Gradient]:
-    """A custom Function's buffered gradients (one per output), ``grad`` added into output ``nr``'s.
-
-    ``add(node, earlier, grad)`` is the walk's sum."""
-    slots = earlier if earlier is not None else [None] * len(node._outputs)
-    slots[nr] = add(node, slots[nr], grad)
-    return slots
+def grad_outputs(node: Node, grads: Sequence[Gradient]) -> tuple[Gradient, ...]:
+    """The gradients a custom Function's ``backward`` receives: the walk's ``grads``, one per
+    output, with zeros where none arrived (unless ``ctx.set_materialize_grads(False)``)."""
+    ctx = cast("BackwardNode", node)  # a node of these rules is a Function's
+    if not ctx._materialize:
+        return tuple(grads)
+    return tuple(ctx._kind._zeros_like(data, ctx._dtype) if g is None and data is not None
+                 else g for g, data in zip(grads, ctx._outputs))
 
 
 def checked(node: BackwardNode, grads: tuple[Gradient, ...]) -> tuple[Gradient, ...]:
@@ -365,7 +353,8 @@ def checked(node: BackwardNode, grads: tuple[Gradient, ...]) -> tuple[Gradient, 
 #   * of the input's shape, or of a shape the input broadcasts to: then it is summed back to the
 #     input's shape (a (3, 2) gradient for a (2,) input becomes its column sums); any other shape
 #     is refused.
-# The cast to the input's dtype is the walk's own (``Walk.add`` rounds to the node's dtype).
+# The cast to the input's dtype is the walk's own (``InputBuffer.add`` rounds to the node's
+# dtype).
 def _validated(node: BackwardNode, k: int, grad: Gradient) -> Gradient:
     """Gradient ``grad`` for input ``k`` of ``node``, checked as NOTE [Validating a custom
     gradient] says."""

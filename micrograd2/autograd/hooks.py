@@ -20,7 +20,7 @@ walk looks there only when it is not empty (NOTE [Speed] below).
 from __future__ import annotations
 
 import weakref
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from . import events, messages
 
@@ -112,16 +112,15 @@ def _retain_last(entry: TensorHook) -> bool:
     return getattr(entry[1], "retains_grad", False)
 
 
-def before_backward(node: Node, grad: Gradient, variable: Variable | None) -> Gradient:
-    """The gradient ``grad`` arriving at ``node``, once its Variable hooks and ``retain_grad``
-    ran.
+def before_backward(node: Node, grads: Sequence[Gradient],
+                    variable: Variable | None) -> Sequence[Gradient]:
+    """The gradients ``grads`` arriving at ``node`` (one per output), once its Variable hooks and
+    ``retain_grad`` ran.
 
-    ``grad`` is a list, one per output, for a custom Function's node. ``variable`` is the leaf
-    of an ``AccumulateGrad``. A hook is called with ``None`` for an output that received no
-    gradient, as PyTorch calls it (``retain_grad`` then writes nothing)."""
+    ``variable`` is the leaf of an ``AccumulateGrad``. A hook is called with ``None`` for an
+    output that received no gradient, as PyTorch calls it (``retain_grad`` then writes nothing)."""
     record = HOOKS[node]
-    several = type(grad) is list
-    grads = list(grad) if several else [grad]
+    grads = list(grads)
     for nr, hook in sorted(record.tensor, key=_retain_last):
         before = grads[nr]
         if before is None and getattr(hook, "retains_grad", False):
@@ -132,32 +131,33 @@ def before_backward(node: Node, grad: Gradient, variable: Variable | None) -> Gr
         if events.listening and before is not None and not getattr(hook, "retains_grad", False):
             events.emit("hook", node=node, variable=variable, hook=hook, before=before,
                         after=grads[nr])
-    return grads if several else grads[0]
+    return grads
 
 
-def before_node(node: Node, grad: Gradient) -> Gradient:
-    """The gradient ``grad`` about to enter ``node``'s backward, once its prehooks ran.
+def before_node(node: Node, grads: Sequence[Gradient]) -> Sequence[Gradient]:
+    """The gradients ``grads`` about to enter ``node``'s backward, once its prehooks ran.
 
     They do not run where ``autograd.grad`` captures the gradient and the walk stops, as in
     PyTorch."""
     record = HOOKS.get(node)
     if record is None or not record.pre:
-        return grad
-    several = type(grad) is list
-    grads = tuple(grad) if several else (grad,)
+        return grads
+    grads = tuple(grads)
     for hook in tuple(record.pre):
         result = hook(grads)
         if result is not None:
             grads = _same_count(hook, result, grads)
-    return list(grads) if several else grads[0]
+    return grads
 
 
 def after_backward(node: Node, grad_inputs: tuple[Gradient, ...],
-                   grad: Gradient) -> tuple[Gradient, ...]:
-    """``grad_inputs`` once the hooks on ``node``, ``fn(grad_inputs, grad_outputs)``, ran."""
+                   grads: Sequence[Gradient]) -> tuple[Gradient, ...]:
+    """``grad_inputs`` once the hooks on ``node``, ``fn(grad_inputs, grad_outputs)``, ran.
+
+    ``grads`` are the gradients its backward received, one per output."""
     record = HOOKS.get(node)
     for hook in tuple(record.post) if record is not None else ():
-        result = hook(grad_inputs, tuple(grad) if type(grad) is list else (grad,))
+        result = hook(grad_inputs, tuple(grads))
         if result is not None:
             grad_inputs = _same_count(hook, result, grad_inputs)
     return grad_inputs

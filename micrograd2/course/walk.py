@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..autograd.engine import Start, Walk
+from ..autograd.input_buffer import InputBuffer
 from ..autograd.node import Node
 from ..autograd.protocol import Engine, Gradient
 
@@ -55,9 +56,11 @@ def student_walk(walk: StudentWalk, engine: type[Engine], starts: list[Start],
         edges = node.next_functions
         if not core.reaches(node):  # off autograd.grad's paths
             return (None,) * len(edges)
-        if isinstance(grad, OutputGradients):
-            grad = [core.rounded(node, g) for g in grad]
-        grads = core.visit(node, grad if isinstance(grad, list) else core.rounded(node, grad))
+        buffer = InputBuffer(node, engine)  # the core's: it rounds to the node's dtype
+        for nr, g in enumerate(grad if isinstance(grad, OutputGradients) else (grad,)):
+            if g is not None:
+                buffer.add(nr, g)
+        grads = core.visit(node, buffer.grads)
         return tuple(  # NOTE [A student's walk and nodes of several outputs]
             OutputGradients.one(nxt, nr, g) if g is not None and several(nxt) else g
             for g, (nxt, nr) in zip(grads, edges))

@@ -21,7 +21,9 @@ with the engine's ``_round_gradient``.
 NOTE [Speed]: rounding to float64 is no rounding (the engine's ``_round_gradient``
 returns the gradient itself), so this walk skips the call for float64 nodes; and it
 calls a node's Function (``node._fn.backward(node, grad)``) where the reference walk
-calls the node (``node(grad)``), one Python call fewer per node.
+calls the node (``node(grad)``), one Python call fewer per node. Its entry for a node,
+``[edges still to deliver, gradient so far]``, is the compact form of the reference walk's
+``InputBuffer`` (input_buffer.py): one gradient, as a node of several outputs never comes here.
 """
 from __future__ import annotations
 
