@@ -6,10 +6,10 @@ arriving at each input's node, instead of accumulating it (for ``autograd.grad``
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterable, Sequence, Union
+from typing import TYPE_CHECKING, Any, Iterable, Union
 
 from .node import Node, gradient_node
-from .protocol import Gradient
+from .protocol import Captured, Gradient
 
 if TYPE_CHECKING:
     from .variable import Variable
@@ -56,13 +56,13 @@ def on_paths(starts: Iterable[Node], targets: Iterable[Node]) -> dict[Node, bool
     return keep
 
 
-def collect(inputs: tuple[Variable, ...], captured: dict[Node, Sequence[Gradient]],
-            allow_unused: bool) -> tuple[Gradient, ...]:
+def collect(inputs: tuple[Variable, ...], captured: Captured,
+            allow_unused: bool) -> tuple[Gradient | None, ...]:
     """One gradient per input, as ``.grad`` would first hold it (``None`` for an unused one, if
     allowed).
 
     Under create_graph it is the recorded gradient itself."""
-    result: list[Gradient] = []
+    result: list[Gradient | None] = []
     for i, x in enumerate(inputs):
         node = gradient_node(x)
         grad = captured[node][x.output_nr] if node in captured else None

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import inspect
 import weakref
-from typing import TYPE_CHECKING, Any, Callable, Sequence, cast
+from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence, cast
 
 from . import grad_mode, messages
 
@@ -150,7 +150,7 @@ def _own_dtype(data: object, dtype: str, template: Variable) -> tuple[str, bool]
     return (dtype if str(own) == ("float32" if dtype == "bfloat16" else dtype) else str(own)), True
 
 
-def outputs(ctx: Any, raw: Data, inputs: tuple[Any, ...], args: tuple[object, ...],
+def outputs(ctx: Any, raw: Data | tuple[Data, ...], inputs: tuple[Any, ...], args: tuple[object, ...],
             template: Variable, dtype: str, recording: bool) -> Any:
     """The Variables ``apply`` returns for what ``forward`` returned, each of ``template``'s kind.
 
@@ -158,7 +158,7 @@ def outputs(ctx: Any, raw: Data, inputs: tuple[Any, ...], args: tuple[object, ..
     ``BackwardNode``. A recorded node keeps what ``_record`` says of its first output."""
     custom = ctx._per_output
     several = type(raw) is tuple
-    raws = raw if several else (raw,)
+    raws = raw if isinstance(raw, tuple) else (raw,)
     marked = ctx._non_differentiable
     outs: list[Any] = []
     for k, data in enumerate(raws):
@@ -309,7 +309,7 @@ class _AlreadyRun:
         return self.result
 
 
-def grad_outputs(node: Node, grads: Sequence[Gradient]) -> tuple[Gradient, ...]:
+def grad_outputs(node: Node, grads: Sequence[Gradient | None]) -> tuple[Gradient | None, ...]:
     """The gradients a custom Function's ``backward`` receives: the walk's ``grads``, one per
     output, with zeros where none arrived (unless ``ctx.set_materialize_grads(False)``)."""
     ctx = cast("BackwardNode", node)  # a node of these rules is a Function's
@@ -319,28 +319,29 @@ def grad_outputs(node: Node, grads: Sequence[Gradient]) -> tuple[Gradient, ...]:
                  else g for g, data in zip(grads, ctx._outputs))
 
 
-def checked(node: BackwardNode, grads: tuple[Gradient, ...]) -> tuple[Gradient, ...]:
+def checked(node: Node, grads: tuple[Gradient | None, ...]) -> tuple[Gradient | None, ...]:
     """A custom Function's gradients as PyTorch takes them.
 
     Extra trailing ``None``s are dropped, a gradient for an input that was not a Value or
     Tensor is refused, and each other one is validated (``_validated``)."""
-    n = len(node._is_variable)
+    ctx = cast("BackwardNode", node)  # a node of these rules is a Function's
+    n = len(ctx._is_variable)
     if len(grads) > n and all(g is None for g in grads[n:]):
         grads = grads[:n]
     if len(grads) != n:
-        raise RuntimeError(messages.wrong_count(node, len(grads)).replace(
-            f"expected {len(node._next_nodes)}", f"expected {n}"))
+        raise RuntimeError(messages.wrong_count(ctx, len(grads)).replace(
+            f"expected {len(ctx._next_nodes)}", f"expected {n}"))
     result = []
-    for k, (grad, is_variable) in enumerate(zip(grads, node._is_variable)):
+    for k, (grad, is_variable) in enumerate(zip(grads, ctx._is_variable)):
         if grad is not None and not is_variable:
             raise RuntimeError(
-                f"function {node.name()} returned a gradient different than None at position "
+                f"function {ctx.name()} returned a gradient different than None at position "
                 f"{k + 1}, but the corresponding forward input was not a Variable\n"
                 "What to do: return None for each input of forward that is a plain number "
                 "(or other non-Value)."
             )
-        if is_variable or len(node._next_nodes) == n:  # NOTE [No edge for a number]
-            result.append(grad if grad is None else _validated(node, k, grad))
+        if is_variable or len(ctx._next_nodes) == n:  # NOTE [No edge for a number]
+            result.append(grad if grad is None else _validated(ctx, k, grad))
     return tuple(result)
 
 
@@ -355,6 +356,17 @@ def checked(node: BackwardNode, grads: tuple[Gradient, ...]) -> tuple[Gradient, 
 #     is refused.
 # The cast to the input's dtype is the walk's own (``InputBuffer.add`` rounds to the node's
 # dtype).
+class _TensorGradient(Protocol):
+    """A Tensor's gradient, as ``_validated`` reads one."""
+
+    @property
+    def shape(self) -> tuple[int, ...]: ...
+
+    def sum_to_size(self, *size: int) -> Variable: ...
+
+    def sum(self) -> Variable: ...
+
+
 def _validated(node: BackwardNode, k: int, grad: Gradient) -> Gradient:
     """Gradient ``grad`` for input ``k`` of ``node``, checked as NOTE [Validating a custom
     gradient] says."""
@@ -366,11 +378,12 @@ def _validated(node: BackwardNode, k: int, grad: Gradient) -> Gradient:
             f"What to do: {node.name()}'s backward must return Tensors: wrap an array with "
             "mg.tensor(...), or compute with the Tensors it receives."
         )
-    want, got = tuple(node._input_shapes[k] or ()), tuple(grad.shape)
+    tensor = cast(_TensorGradient, grad)
+    want, got = tuple(node._input_shapes[k] or ()), tuple(tensor.shape)
     if got == want:
         return grad
     if _broadcasts(want, got):
-        return grad.sum_to_size(*want) if want else grad.sum()
+        return tensor.sum_to_size(*want) if want else tensor.sum()
     raise RuntimeError(
         f"Function {node.name()} returned an invalid gradient at index {k} - got {list(got)} "
         f"but expected shape compatible with {list(want)}\n"

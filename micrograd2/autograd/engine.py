@@ -17,13 +17,13 @@ away: hooks (``hooks.py``), custom Functions' outputs (``custom.py``), ``autogra
 from __future__ import annotations
 
 import heapq
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 from . import anomaly, capture, custom, events, grad_mode, hooks, messages
 from .hooks import HOOKS, REGISTERED
 from .input_buffer import InputBuffer
 from .node import AccumulateGrad, Node, gradient_node
-from .protocol import Engine, Gradient, Walker
+from .protocol import Captured, Engine, Gradient, Walker
 from .saved import FREED_VALUES
 
 if TYPE_CHECKING:
@@ -35,7 +35,7 @@ Start = tuple[Node, int, Gradient]  # a root's node, its output_nr and its seed
 def run_backward(roots: Sequence[Variable], grads: Sequence[Gradient],
                  retain_graph: bool | None = None, create_graph: bool = False,
                  inputs: tuple[Variable, ...] | None = None,
-                 allow_unused: bool = False) -> tuple[Gradient, ...] | None:
+                 allow_unused: bool = False) -> tuple[Gradient | None, ...] | None:
     """Backpropagate ``grads`` from ``roots``.
 
     With ``inputs`` (``autograd.grad``), return the gradient of each input instead of
@@ -83,7 +83,7 @@ def count_dependencies(starts: Iterable[Node], keep: dict[Node, bool] | None = N
 
 
 def reference_walk(engine: type[Engine], starts: list[Start], retain_graph: bool,
-                   captures: dict[Node, int] | None, pass_no: int) -> dict[Node, Gradient]:
+                   captures: dict[Node, int] | None, pass_no: int) -> Captured:
     """One backward pass by ``Walk``; returns the gradients captured for ``autograd.grad``."""
     return Walk(engine, starts, retain_graph, captures, pass_no).run()
 
@@ -97,7 +97,7 @@ class Walk:
                  captures: dict[Node, int] | None, pass_no: int) -> None:
         self.engine, self.retain_graph, self.pass_no = engine, retain_graph, pass_no
         self.captures = captures
-        self.captured: dict[Node, Sequence[Gradient]] = {}
+        self.captured: Captured = {}
         roots = [node for node, _, _ in starts]
         self.runs = None if captures is None else capture.on_paths(roots, captures)  # None: all
         self.deps = engine.pieces.count_dependencies(roots, self.runs)
@@ -106,7 +106,7 @@ class Walk:
             if node in self.deps:  # (not off autograd.grad's paths)
                 self.deliver(node, nr, grad)
 
-    def run(self) -> dict[Node, Sequence[Gradient]]:
+    def run(self) -> Captured:
         """Visit every node in order; return the gradients captured for ``autograd.grad``."""
         ready = [(-node._sequence_nr, node) for node, count in self.deps.items() if count == 0]
         heapq.heapify(ready)
@@ -125,7 +125,7 @@ class Walk:
                         heapq.heappush(ready, (-nxt._sequence_nr, nxt))
         return self.captured
 
-    def deliver(self, node: Node, nr: int, grad: Gradient) -> None:
+    def deliver(self, node: Node, nr: int, grad: Gradient | None) -> None:
         """Add ``grad`` into ``node``'s buffer, in the slot of its output ``nr``."""
         buffer = self.buffer.get(node)
         if buffer is None:  # the first edge into the node: its buffer, slots empty
@@ -133,7 +133,7 @@ class Walk:
         if grad is not None:
             buffer.add(nr, grad)
 
-    def visit(self, node: Node, grads: Sequence[Gradient]) -> tuple[Gradient, ...]:
+    def visit(self, node: Node, grads: Sequence[Gradient | None]) -> tuple[Gradient | None, ...]:
         """Run ``node`` on ``grads``, the complete gradient of each of its outputs; return one
         gradient per input.
 
@@ -148,7 +148,7 @@ class Walk:
         if type(node) is AccumulateGrad:
             if grads[0] is not None and node.variable is not None:
                 accumulate_into(node.variable, grads[0], node)
-            result: tuple[Gradient, ...] = ()
+            result: tuple[Gradient | None, ...] = ()
         elif node._per_output:  # zeros where no gradient arrived (custom.py)
             result = checked(node, node(*custom.grad_outputs(node, grads)))
         elif grads[0] is None:  # no gradient reached this node: its inputs get none either
@@ -170,7 +170,7 @@ class Walk:
         """Does this pass run ``node``? Every node, except off ``autograd.grad``'s paths."""
         return self.runs is None or node in self.runs
 
-    def capture(self, node: Node, grads: Sequence[Gradient]) -> bool:
+    def capture(self, node: Node, grads: Sequence[Gradient | None]) -> bool:
         """For ``autograd.grad``: keep the gradients of an input's node, one per output.
 
         Returns True if the walk ends there."""
@@ -181,10 +181,10 @@ class Walk:
         return not self.runs[node]  # no other input lies beyond it
 
 
-def checked(node: Any, grads: Gradient | tuple[Gradient, ...]) -> tuple[Gradient, ...]:
+def checked(node: Node, returned: Gradient | tuple[Gradient | None, ...] | None,
+            ) -> tuple[Gradient | None, ...]:
     """What ``node``'s backward returned, as a tuple of one gradient per input (or an error)."""
-    if type(grads) is not tuple:  # one input: a bare gradient is allowed
-        grads = (grads,)
+    grads = returned if isinstance(returned, tuple) else (returned,)  # one input: bare is allowed
     if node._user_function:  # trailing Nones dropped, none for a number input (custom.py)
         grads = custom.checked(node, grads)
     if len(grads) != len(node._next_nodes):

@@ -23,7 +23,7 @@ class InputBuffer:
 
     def __init__(self, node: Node, engine: type[Engine]) -> None:
         # one slot per output: several only for a node of custom.py's outputs (a BackwardNode)
-        self.grads: list[Gradient] = ([None] * len(cast("BackwardNode", node)._outputs)
+        self.grads: list[Gradient | None] = ([None] * len(cast("BackwardNode", node)._outputs)
                                       if node._per_output else [None])
         self.engine, self.dtype = engine, node._dtype  # the engine rounds and adds
 

@@ -108,7 +108,7 @@ class Variable:
     @classmethod
     def _add_gradients(cls, a: Gradient, b: Gradient) -> Gradient:
         """``a + b`` for two gradients of one Variable, of ``a``'s type."""
-        return a + b
+        return a + b  # type: ignore[operator]  # (each engine's Variable class defines its +)
 
     @classmethod
     def _zeros_like(cls, data: Data, dtype: str) -> Gradient:
@@ -177,14 +177,16 @@ class Variable:
     def retains_grad(self) -> bool:
         """True after ``retain_grad()`` on a non-leaf."""
         node = self.grad_fn
-        return node is not None and any(getattr(h, "retains_grad", False) and h.ref() is self
+        return node is not None and any(isinstance(h, hooks.RetainGrad) and h.ref() is self
                                         for _, h in hooks.tensor_hooks(node))
 
     @property
-    def grad(self) -> Gradient:
+    def grad(self) -> Any:
         """The accumulated gradient, or ``None``.
 
-        Only leaves that require grad fill it (and non-leaves after ``retain_grad()``)."""
+        Only leaves that require grad fill it (and non-leaves after ``retain_grad()``). (Typed
+        ``Any``: a ``Gradient`` of the engine's kind, which the core cannot name; a student's code
+        computes with it as a float, a Value or a Tensor.)"""
         if self.grad_fn is not None and self._grad is None and not self.retains_grad:
             warnings.warn(
                 "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. "
@@ -302,7 +304,7 @@ class Variable:
         entries = hooks.tensor_hooks(old) if old is not None else []
         for entry in entries:
             hook = entry[1]
-            if getattr(hook, "retains_grad", False) and hook.ref() is self:
+            if isinstance(hook, hooks.RetainGrad) and hook.ref() is self:
                 entries.remove(entry)
                 self._add_hook("tensor", hook)
                 break
@@ -382,7 +384,7 @@ def backward_to(roots: tuple[Variable, ...], seed: list[Gradient], retain_graph:
 def _held_by(old: Gradient, new: Gradient) -> Gradient:
     """``new``, the sum; or, for a Variable ``.grad`` outside ``create_graph``, ``old`` holding
     it (NOTE [A .grad added to in place])."""
-    if isinstance(old, Variable) and not grad_mode.state.grad_enabled:
+    if isinstance(old, Variable) and isinstance(new, Variable) and not grad_mode.state.grad_enabled:
         old._assign(new.data)
         old._bump_version()
         return old
