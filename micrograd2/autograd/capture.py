@@ -6,7 +6,7 @@ arriving at each input's node, instead of accumulating it (for ``autograd.grad``
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterable, Union
+from typing import TYPE_CHECKING, Iterable, Union, cast
 
 from .node import Node, gradient_node
 from .protocol import Captured, Gradient
@@ -81,16 +81,17 @@ def collect(inputs: tuple[Variable, ...], captured: Captured,
     return tuple(result)
 
 
-def backward_inputs(inputs: Any, variable_type: type[Variable]) -> tuple[Variable, ...]:
+def backward_inputs(inputs: Inputs, variable_type: type[Variable]) -> tuple[Variable, ...]:
     """``backward(inputs=…)``'s inputs (``Inputs``: one Variable, or several) as a tuple.
 
     A non-leaf among them keeps ``.grad`` from now on."""
-    inputs = (inputs,) if isinstance(inputs, variable_type) else tuple(inputs)
-    if not inputs:
+    several = cast("Iterable[Variable]", inputs)  # unless it is one Variable (a Tensor iterates)
+    chosen = (inputs,) if isinstance(inputs, variable_type) else tuple(several)
+    if not chosen:
         raise RuntimeError(
             "'inputs' argument to backward() cannot be empty.\n"
             "What to do: pass the Values whose .grad you want, or leave inputs out for every leaf."
         )
-    for x in inputs:
+    for x in chosen:
         x.retain_grad()
-    return inputs
+    return chosen

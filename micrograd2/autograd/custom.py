@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence, cast
 from . import grad_mode, messages
 
 if TYPE_CHECKING:
-    from .function import BackwardNode
+    from .function import BackwardNode, Function
     from .node import Node
     from .protocol import Data, Engine, Gradient
     from .variable import Variable
@@ -59,6 +59,7 @@ class CustomContext:
     _input_shapes: tuple[tuple[int, ...] | None, ...]  # for each input: its shape (a Tensor's)
     _outputs: tuple[Data, ...]  # the data of each output
     _kind: type[Engine]  # the outputs' class
+    _input_needs: tuple[bool, ...]  # a custom Function's needs_input_grad, numbers included
 
     def mark_non_differentiable(self, *outputs: Data) -> None:
         """These outputs of a custom Function do not require grad."""
@@ -74,7 +75,8 @@ class CustomContext:
         self._materialize = bool(value)  # type: ignore[misc]
 
 
-def run_forward(fn: Any, ctx: Any, args: tuple[object, ...], attributes: dict[str, Any]) -> Any:
+def run_forward(fn: type[Function], ctx: BackwardNode, args: tuple[object, ...],
+                attributes: dict[str, object]) -> Any:
     """Run a custom Function's ``forward`` under ``no_grad``, as PyTorch does.
 
     Two forms, as PyTorch's: ``forward(ctx, *args)``, or ``forward(*args)`` followed by
@@ -90,7 +92,8 @@ def run_forward(fn: Any, ctx: Any, args: tuple[object, ...], attributes: dict[st
         return fn.forward(ctx, *args, **attributes)
 
 
-def without_variables(fn: Any, inputs: tuple[object, ...], attributes: dict[str, Any]) -> Any:
+def without_variables(fn: type[Function], inputs: tuple[object, ...],
+                      attributes: dict[str, object]) -> Any:
     """``apply`` given no Value or Tensor: a custom Function's forward runs and its result is
     returned as it is (nothing to record), as PyTorch's; a built-in op refuses."""
     if not fn._node_class._user_function:
@@ -98,7 +101,7 @@ def without_variables(fn: Any, inputs: tuple[object, ...], attributes: dict[str,
     return run_forward(fn, fn.unrecorded_ctx(len(inputs)), inputs, attributes)
 
 
-def _needs_input_grad(node: Any) -> tuple[bool, ...]:
+def _needs_input_grad(node: BackwardNode) -> tuple[bool, ...]:
     """A custom Function's ``needs_input_grad``: one flag per forward input, numbers included
     (their edges are dropped: NOTE [No edge for a number])."""
     needs = getattr(node, "_input_needs", None)
@@ -112,14 +115,14 @@ NEEDS_INPUT_GRAD = property(_needs_input_grad)
 # PyTorch gives a custom Function's node one edge per Tensor input: a number argument has none
 # (a built-in op keeps its ``(None, 0)``: ``x * 3`` has two ``next_functions``). ``backward``
 # still returns one gradient per forward input; ``checked`` keeps those of the Variables.
-def _drop_number_edges(ctx: Any, inputs: tuple[Any, ...]) -> None:
+def _drop_number_edges(ctx: Any, inputs: tuple[object, ...]) -> None:
     ctx._input_needs = tuple(map(bool, ctx._next_nodes))
     keep = [k for k, x in enumerate(inputs) if hasattr(x, "grad_fn")]
     ctx._next_nodes = tuple([ctx._next_nodes[k] for k in keep])
     ctx._next_nrs = tuple([ctx._next_nrs[k] for k in keep])
 
 
-def base_setup_context(ctx: Any, inputs: tuple[object, ...], output: object) -> None:
+def base_setup_context(ctx: BackwardNode, inputs: tuple[object, ...], output: object) -> None:
     """The ``setup_context`` a Function has when it does not define one: forward takes ctx."""
 
 
@@ -150,7 +153,8 @@ def _own_dtype(data: object, dtype: str, template: Variable) -> tuple[str, bool]
     return (dtype if str(own) == ("float32" if dtype == "bfloat16" else dtype) else str(own)), True
 
 
-def outputs(ctx: Any, raw: Data | tuple[Data, ...], inputs: tuple[Any, ...], args: tuple[object, ...],
+def outputs(ctx: Any, raw: Data | tuple[Data, ...], inputs: tuple[Any, ...],
+            args: tuple[object, ...],
             template: Variable, dtype: str, recording: bool) -> Any:
     """The Variables ``apply`` returns for what ``forward`` returned, each of ``template``'s kind.
 
@@ -200,7 +204,7 @@ def outputs(ctx: Any, raw: Data | tuple[Data, ...], inputs: tuple[Any, ...], arg
 # and refuses an in-place op on it in grad mode: the view's in-place rules would replace the
 # Function's backward. Here the output is listed in ``VIEWS`` (by id, while it lives), and the
 # Tensor's in-place check (``refuse_in_place``) reads the list.
-VIEWS: dict[int, tuple[weakref.ref[Any], str]] = {}
+VIEWS: dict[int, tuple[weakref.ref[Variable], str]] = {}
 
 
 def _mark_views(ctx: BackwardNode, outs: list[Any], inputs: tuple[Any, ...],

@@ -15,7 +15,7 @@ from . import capture, engine, grad_mode, hooks, messages
 from .engine import accumulate_into
 from .node import AccumulateGrad, Node, gradient_node
 from .pieces import REFERENCE, Pieces
-from .protocol import Data, Gradient
+from .protocol import Data, Gradient, InPlaceOp
 from .saved import VersionCounter, version_counter
 
 V = TypeVar("V", bound="Variable")  # the Variable's own class: a Value's in-place op gives a Value
@@ -33,12 +33,13 @@ LEAF_IN_PLACE = (
 __all__ = ["Variable", "VersionCounter", "accumulate_into", "seeds"]
 
 
-def seeds(roots: Sequence[Variable], gradients: Sequence[object], create_graph: bool) -> list[Any]:
+def seeds(roots: Sequence[Variable], gradients: Sequence[object],
+          create_graph: bool) -> list[Gradient]:
     """The gradient each root's backward starts with (``_seed``'s).
 
     Under ``create_graph`` it is made a Variable in the graph: a recorded backward computes on
     Variables from its first gradient."""
-    result = []
+    result: list[Gradient] = []
     for root, gradient in zip(roots, gradients):
         seed = root._seed(gradient)
         if create_graph and not isinstance(seed, Variable):
@@ -271,7 +272,7 @@ class Variable:
     def _bump_version(self) -> None:
         version_counter(self).value += 1
 
-    def _in_place(self: V, fn: Any, *others: object) -> V:
+    def _in_place(self: V, fn: InPlaceOp, *others: object) -> V:
         """Apply ``fn``, a Function (or anything with its ``apply``), to ``(self, *others)``, and
         make self hold the result.
 
