@@ -157,7 +157,8 @@ class Walk:
             result = checked(node, node(grads[0]))
         if REGISTERED and node in HOOKS:  # fn(grad_inputs, grad_outputs) (hooks.py)
             result = hooks.after_backward(node, result, grads)
-        if events.listening and grads[0] is not None and type(node) is not AccumulateGrad:
+        reached = events.listening and any(g is not None for g in grads)  # (said to a tracer)
+        if reached and type(node) is not AccumulateGrad:
             events.emit("visit", node=node, grad_output=grads[0] if len(grads) == 1 else grads,
                         grad_inputs=result, pass_no=self.pass_no)
         if not self.retain_graph and node._saved:
