@@ -33,14 +33,13 @@ LEAF_IN_PLACE = (
 __all__ = ["Variable", "VersionCounter", "accumulate_into", "seeds"]
 
 
-def seeds(roots: Sequence[Variable], gradients: Sequence[object],
-          create_graph: bool) -> list[Gradient]:
+def seeds(roots: Sequence[Variable], grads: Sequence[object], create_graph: bool) -> list[Gradient]:
     """The gradient each root's backward starts with (``_seed``'s).
 
     Under ``create_graph`` it is made a Variable in the graph: a recorded backward computes on
     Variables from its first gradient."""
-    result: list[Gradient] = []
-    for root, gradient in zip(roots, gradients):
+    result = []
+    for root, gradient in zip(roots, grads):
         seed = root._seed(gradient)
         if create_graph and not isinstance(seed, Variable):
             seed = root._wrap(seed, root.dtype, None)
