@@ -154,15 +154,14 @@ def _own_dtype(data: object, dtype: str, template: Variable) -> tuple[str, bool]
 
 
 def outputs(ctx: Any, raw: Data | tuple[Data, ...], inputs: tuple[Any, ...],
-            args: tuple[object, ...],
-            template: Variable, dtype: str, recording: bool) -> Any:
+            args: tuple[object, ...], template: Variable, dtype: str, recording: bool) -> Any:
     """The Variables ``apply`` returns for what ``forward`` returned, each of ``template``'s kind.
 
     ``raw`` is one result, or a tuple of them; so is what this returns. ``ctx`` is the op's
     ``BackwardNode``. A recorded node keeps what ``_record`` says of its first output."""
     custom = ctx._per_output
-    several = type(raw) is tuple
-    raws = raw if isinstance(raw, tuple) else (raw,)
+    raws = raw if isinstance(raw, tuple) else (raw,)  # several outputs, as PyTorch reads them
+    several = raws is raw
     marked = ctx._non_differentiable
     outs: list[Any] = []
     for k, data in enumerate(raws):
@@ -349,17 +348,6 @@ def checked(node: Node, grads: tuple[Gradient | None, ...]) -> tuple[Gradient | 
     return tuple(result)
 
 
-# NOTE [Validating a custom gradient]
-# PyTorch's engine checks every gradient a node returns against its input (``validate_outputs``
-# in engine.cpp). Built-in ops return the right shape by construction, so here only a custom
-# Function's are checked, and the scalar engine's hot path pays nothing:
-#   * a Tensor's gradient must be a Tensor (a NumPy array or scalar is refused, as PyTorch
-#     refuses it);
-#   * of the input's shape, or of a shape the input broadcasts to: then it is summed back to the
-#     input's shape (a (3, 2) gradient for a (2,) input becomes its column sums); any other shape
-#     is refused.
-# The cast to the input's dtype is the walk's own (``InputBuffer.add`` rounds to the node's
-# dtype).
 class _TensorGradient(Protocol):
     """A Tensor's gradient, as ``_validated`` reads one."""
 
@@ -371,6 +359,17 @@ class _TensorGradient(Protocol):
     def sum(self) -> Variable: ...
 
 
+# NOTE [Validating a custom gradient]
+# PyTorch's engine checks every gradient a node returns against its input (``validate_outputs``
+# in engine.cpp). Built-in ops return the right shape by construction, so here only a custom
+# Function's are checked, and the scalar engine's hot path pays nothing:
+#   * a Tensor's gradient must be a Tensor (a NumPy array or scalar is refused, as PyTorch
+#     refuses it);
+#   * of the input's shape, or of a shape the input broadcasts to: then it is summed back to the
+#     input's shape (a (3, 2) gradient for a (2,) input becomes its column sums); any other shape
+#     is refused.
+# The cast to the input's dtype is the walk's own (``InputBuffer.add`` rounds to the node's
+# dtype).
 def _validated(node: BackwardNode, k: int, grad: Gradient) -> Gradient:
     """Gradient ``grad`` for input ``k`` of ``node``, checked as NOTE [Validating a custom
     gradient] says."""
