@@ -137,6 +137,8 @@ class Tensor(Variable):
     # the gradients the walk carries for a Tensor graph are Tensors (NOTE [Backward on Tensors]).
     backward_receives_variables = True
 
+    # (``type: ignore[override]`` here and below: a Tensor graph's gradients are Tensors, a
+    # narrower type than the core's ``Gradient``, which a Value's floats share.)
     @classmethod
     def _round_gradient(cls, grad: Tensor, dtype: str) -> Tensor:  # type: ignore[override]
         """The gradient in ``dtype`` (itself when it is already), as PyTorch's engine casts one to
