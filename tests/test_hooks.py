@@ -96,3 +96,17 @@ def test_retain_grad_under_create_graph_is_a_clone() -> None:
     h.retain_grad()
     (h * h).sum().backward(create_graph=True)
     assert h.grad.grad_fn.name() == "CloneBackward0"
+
+
+def test_the_side_table_is_our_own_weak_table_and_the_walk_reads_its_plain_dict() -> None:
+    assert type(hooks.HOOKS) is hooks.HookTable and hooks.REGISTERED is hooks.HOOKS.entries
+    assert type(hooks.REGISTERED) is dict  # the walk's truth test on it is a C-level check
+    before = len(hooks.REGISTERED)
+    ys = [mg.Value(1.0, requires_grad=True) * k for k in (2.0, 3.0)]
+    ys[0].register_hook(lambda g: None)
+    ys[1].register_hook(lambda g: None)
+    assert ys[0].grad_fn in hooks.HOOKS and len(hooks.REGISTERED) == before + 2
+    del ys[0]
+    assert len(hooks.REGISTERED) == before + 1  # the weak reference's callback took it out
+    ys.clear()
+    assert len(hooks.REGISTERED) == before

@@ -3,11 +3,12 @@ calls, and a class without them is told apart."""
 from __future__ import annotations
 
 import inspect
+from typing import Any, get_args
 
 import pytest
 
 import micrograd2 as mg
-from micrograd2.autograd.protocol import Engine
+from micrograd2.autograd.protocol import Array, Data, Engine, Gradient
 
 
 def _members() -> list[str]:
@@ -19,6 +20,14 @@ def _members() -> list[str]:
 def test_the_protocol_names_what_the_core_asks() -> None:
     assert {"_wrap", "_round_gradient", "_add_gradients", "_seed", "_accumulate",
             "pieces", "backward_receives_variables"} <= set(_members())
+    assert {"_promote", "_assign", "_snapshot", "_in_place", "_rebase", "_bump_version",
+            "_share_version_counter", "_zeros_like", "_as_grad"} <= set(_members())
+
+
+def test_data_and_gradient_say_what_they_are() -> None:
+    assert Data is not Any and Gradient is not Any
+    assert float in get_args(Data) and Array in get_args(Data)  # a float, or an array
+    assert float in get_args(Gradient) and len(get_args(Gradient)) == 2  # or a Variable
 
 
 @pytest.mark.parametrize("engine", ["Value", "Tensor"])

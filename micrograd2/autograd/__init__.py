@@ -26,7 +26,6 @@ from .grad_mode import (
 )
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .node import AccumulateGrad, Node, gradient_edge
-from .protocol import Gradient
 from .variable import Variable, backward_to, seeds
 
 __all__ = [
@@ -47,8 +46,11 @@ def _as_tuple(x: object) -> tuple[Any, ...]:
 def grad(outputs: Variables, inputs: Variables, grad_outputs: object = None,
          retain_graph: bool | None = None, create_graph: bool = False,
          allow_unused: bool | None = None,
-         materialize_grads: bool = False) -> tuple[Gradient, ...]:
+         materialize_grads: bool = False) -> tuple[Any, ...]:
     """The gradients of ``outputs`` with respect to ``inputs``, one per input.
+
+    (Typed ``Any``: each is of the engine's kind, which the core cannot name; a student's code
+    computes with it as a float, a Value or a Tensor.)
 
     It does not touch ``.grad``. The gradients are floats (arrays), or Values (Tensors) with
     ``create_graph=True``. An unused input gets ``None`` when ``allow_unused=True``, zeros of its

@@ -91,7 +91,7 @@ def remember_forward(node: Node) -> None:
     _forward_stacks[node] = "".join(traceback.format_list(frames))
 
 
-def check_gradients(node: Node, grads: tuple[Gradient, ...]) -> None:
+def check_gradients(node: Node, grads: tuple[Gradient | None, ...]) -> None:
     """Raise if ``node``'s backward returned NaN in any output (when ``check_nan``)."""
     if not check_nan:
         return

@@ -6,10 +6,10 @@ arriving at each input's node, instead of accumulating it (for ``autograd.grad``
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterable, Union
+from typing import TYPE_CHECKING, Iterable, Union, cast
 
 from .node import Node, gradient_node
-from .protocol import Gradient
+from .protocol import Captured, Gradient
 
 if TYPE_CHECKING:
     from .variable import Variable
@@ -56,16 +56,17 @@ def on_paths(starts: Iterable[Node], targets: Iterable[Node]) -> dict[Node, bool
     return keep
 
 
-def collect(inputs: tuple[Variable, ...], captured: dict[Node, Gradient],
-            allow_unused: bool) -> tuple[Gradient, ...]:
+def collect(inputs: tuple[Variable, ...], captured: Captured,
+            allow_unused: bool) -> tuple[Gradient | None, ...]:
     """One gradient per input, as ``.grad`` would first hold it (``None`` for an unused one, if
     allowed).
 
     Under create_graph it is the recorded gradient itself."""
-    result: list[Gradient] = []
+    result: list[Gradient | None] = []
     for i, x in enumerate(inputs):
         node = gradient_node(x)
-        if node not in captured:
+        grad = captured[node][x.output_nr] if node in captured else None
+        if grad is None:
             if not allow_unused:
                 raise RuntimeError(
                     f"The differentiated Tensor at index {i} appears to not have been used "
@@ -75,22 +76,22 @@ def collect(inputs: tuple[Variable, ...], captured: dict[Node, Gradient],
                 )
             result.append(None)
         else:
-            grad = captured[node][x.output_nr] if node._several else captured[node]
             recorded = hasattr(grad, "grad_fn")  # a Variable (create_graph): returned as it is
             result.append(grad if recorded else x._as_grad(grad))
     return tuple(result)
 
 
-def backward_inputs(inputs: Any, variable_type: type[Variable]) -> tuple[Variable, ...]:
+def backward_inputs(inputs: Inputs, variable_type: type[Variable]) -> tuple[Variable, ...]:
     """``backward(inputs=…)``'s inputs (``Inputs``: one Variable, or several) as a tuple.
 
     A non-leaf among them keeps ``.grad`` from now on."""
-    inputs = (inputs,) if isinstance(inputs, variable_type) else tuple(inputs)
-    if not inputs:
+    several = cast("Iterable[Variable]", inputs)  # unless it is one Variable (a Tensor iterates)
+    chosen = (inputs,) if isinstance(inputs, variable_type) else tuple(several)
+    if not chosen:
         raise RuntimeError(
             "'inputs' argument to backward() cannot be empty.\n"
             "What to do: pass the Values whose .grad you want, or leave inputs out for every leaf."
         )
-    for x in inputs:
+    for x in chosen:
         x.retain_grad()
-    return inputs
+    return chosen

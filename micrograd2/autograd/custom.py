@@ -26,12 +26,12 @@ from __future__ import annotations
 
 import inspect
 import weakref
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence, cast
 
 from . import grad_mode, messages
 
 if TYPE_CHECKING:
-    from .function import BackwardNode
+    from .function import BackwardNode, Function
     from .node import Node
     from .protocol import Data, Engine, Gradient
     from .variable import Variable
@@ -59,6 +59,7 @@ class CustomContext:
     _input_shapes: tuple[tuple[int, ...] | None, ...]  # for each input: its shape (a Tensor's)
     _outputs: tuple[Data, ...]  # the data of each output
     _kind: type[Engine]  # the outputs' class
+    _input_needs: tuple[bool, ...]  # a custom Function's needs_input_grad, numbers included
 
     def mark_non_differentiable(self, *outputs: Data) -> None:
         """These outputs of a custom Function do not require grad."""
@@ -74,7 +75,8 @@ class CustomContext:
         self._materialize = bool(value)  # type: ignore[misc]
 
 
-def run_forward(fn: Any, ctx: Any, args: tuple[object, ...], attributes: dict[str, Any]) -> Any:
+def run_forward(fn: type[Function], ctx: BackwardNode, args: tuple[object, ...],
+                attributes: dict[str, object]) -> Any:
     """Run a custom Function's ``forward`` under ``no_grad``, as PyTorch does.
 
     Two forms, as PyTorch's: ``forward(ctx, *args)``, or ``forward(*args)`` followed by
@@ -90,7 +92,8 @@ def run_forward(fn: Any, ctx: Any, args: tuple[object, ...], attributes: dict[st
         return fn.forward(ctx, *args, **attributes)
 
 
-def without_variables(fn: Any, inputs: tuple[object, ...], attributes: dict[str, Any]) -> Any:
+def without_variables(fn: type[Function], inputs: tuple[object, ...],
+                      attributes: dict[str, object]) -> Any:
     """``apply`` given no Value or Tensor: a custom Function's forward runs and its result is
     returned as it is (nothing to record), as PyTorch's; a built-in op refuses."""
     if not fn._node_class._user_function:
@@ -98,7 +101,7 @@ def without_variables(fn: Any, inputs: tuple[object, ...], attributes: dict[str,
     return run_forward(fn, fn.unrecorded_ctx(len(inputs)), inputs, attributes)
 
 
-def _needs_input_grad(node: Any) -> tuple[bool, ...]:
+def _needs_input_grad(node: BackwardNode) -> tuple[bool, ...]:
     """A custom Function's ``needs_input_grad``: one flag per forward input, numbers included
     (their edges are dropped: NOTE [No edge for a number])."""
     needs = getattr(node, "_input_needs", None)
@@ -112,14 +115,14 @@ NEEDS_INPUT_GRAD = property(_needs_input_grad)
 # PyTorch gives a custom Function's node one edge per Tensor input: a number argument has none
 # (a built-in op keeps its ``(None, 0)``: ``x * 3`` has two ``next_functions``). ``backward``
 # still returns one gradient per forward input; ``checked`` keeps those of the Variables.
-def _drop_number_edges(ctx: Any, inputs: tuple[Any, ...]) -> None:
+def _drop_number_edges(ctx: Any, inputs: tuple[object, ...]) -> None:
     ctx._input_needs = tuple(map(bool, ctx._next_nodes))
     keep = [k for k, x in enumerate(inputs) if hasattr(x, "grad_fn")]
     ctx._next_nodes = tuple([ctx._next_nodes[k] for k in keep])
     ctx._next_nrs = tuple([ctx._next_nrs[k] for k in keep])
 
 
-def base_setup_context(ctx: Any, inputs: tuple[object, ...], output: object) -> None:
+def base_setup_context(ctx: BackwardNode, inputs: tuple[object, ...], output: object) -> None:
     """The ``setup_context`` a Function has when it does not define one: forward takes ctx."""
 
 
@@ -150,15 +153,15 @@ def _own_dtype(data: object, dtype: str, template: Variable) -> tuple[str, bool]
     return (dtype if str(own) == ("float32" if dtype == "bfloat16" else dtype) else str(own)), True
 
 
-def outputs(ctx: Any, raw: Data, inputs: tuple[Any, ...], args: tuple[object, ...],
-            template: Variable, dtype: str, recording: bool) -> Any:
+def outputs(ctx: Any, raw: Data | tuple[Data, ...], inputs: tuple[Any, ...],
+            args: tuple[object, ...], template: Variable, dtype: str, recording: bool) -> Any:
     """The Variables ``apply`` returns for what ``forward`` returned, each of ``template``'s kind.
 
     ``raw`` is one result, or a tuple of them; so is what this returns. ``ctx`` is the op's
     ``BackwardNode``. A recorded node keeps what ``_record`` says of its first output."""
     custom = ctx._per_output
-    several = type(raw) is tuple
-    raws = raw if several else (raw,)
+    raws = raw if isinstance(raw, tuple) else (raw,)  # several outputs, as PyTorch reads them
+    several = raws is raw
     marked = ctx._non_differentiable
     outs: list[Any] = []
     for k, data in enumerate(raws):
@@ -200,7 +203,7 @@ def outputs(ctx: Any, raw: Data, inputs: tuple[Any, ...], args: tuple[object, ..
 # and refuses an in-place op on it in grad mode: the view's in-place rules would replace the
 # Function's backward. Here the output is listed in ``VIEWS`` (by id, while it lives), and the
 # Tensor's in-place check (``refuse_in_place``) reads the list.
-VIEWS: dict[int, tuple[weakref.ref[Any], str]] = {}
+VIEWS: dict[int, tuple[weakref.ref[Variable], str]] = {}
 
 
 def _mark_views(ctx: BackwardNode, outs: list[Any], inputs: tuple[Any, ...],
@@ -309,51 +312,51 @@ class _AlreadyRun:
         return self.result
 
 
-def grad_outputs(node: BackwardNode, grad: Gradient) -> tuple[Gradient, ...]:
-    """The gradients a custom Function's ``backward`` receives, one per output.
-
-    ``grad`` is the walk's: a list for several outputs. Where none arrived, zeros are passed
-    (unless ``ctx.set_materialize_grads(False)``)."""
-    got = grad if type(grad) is list else [None] * len(node._outputs) if grad is None else [grad]
-    if not node._materialize:
-        return tuple(got)
-    return tuple(node._kind._zeros_like(data, node._dtype) if g is None and data is not None
-                 else g for g, data in zip(got, node._outputs))
+def grad_outputs(node: Node, grads: Sequence[Gradient | None]) -> tuple[Gradient | None, ...]:
+    """The gradients a custom Function's ``backward`` receives: the walk's ``grads``, one per
+    output, with zeros where none arrived (unless ``ctx.set_materialize_grads(False)``)."""
+    ctx = cast("BackwardNode", node)  # a node of these rules is a Function's
+    if not ctx._materialize:
+        return tuple(grads)
+    return tuple(ctx._kind._zeros_like(data, ctx._dtype) if g is None and data is not None
+                 else g for g, data in zip(grads, ctx._outputs))
 
 
-def into_slot(earlier: list[Gradient] | None, node: Any, nr: int, grad: Gradient,
-              add: Callable[[Node, Gradient, Gradient], Gradient]) -> list[Gradient]:
-    """A custom Function's buffered gradients (one per output), ``grad`` added into output ``nr``'s.
-
-    ``add(node, earlier, grad)`` is the walk's sum."""
-    slots = earlier if earlier is not None else [None] * len(node._outputs)
-    slots[nr] = add(node, slots[nr], grad)
-    return slots
-
-
-def checked(node: BackwardNode, grads: tuple[Gradient, ...]) -> tuple[Gradient, ...]:
+def checked(node: Node, grads: tuple[Gradient | None, ...]) -> tuple[Gradient | None, ...]:
     """A custom Function's gradients as PyTorch takes them.
 
     Extra trailing ``None``s are dropped, a gradient for an input that was not a Value or
     Tensor is refused, and each other one is validated (``_validated``)."""
-    n = len(node._is_variable)
+    ctx = cast("BackwardNode", node)  # a node of these rules is a Function's
+    n = len(ctx._is_variable)
     if len(grads) > n and all(g is None for g in grads[n:]):
         grads = grads[:n]
     if len(grads) != n:
-        raise RuntimeError(messages.wrong_count(node, len(grads)).replace(
-            f"expected {len(node._next_nodes)}", f"expected {n}"))
+        raise RuntimeError(messages.wrong_count(ctx, len(grads)).replace(
+            f"expected {len(ctx._next_nodes)}", f"expected {n}"))
     result = []
-    for k, (grad, is_variable) in enumerate(zip(grads, node._is_variable)):
+    for k, (grad, is_variable) in enumerate(zip(grads, ctx._is_variable)):
         if grad is not None and not is_variable:
             raise RuntimeError(
-                f"function {node.name()} returned a gradient different than None at position "
+                f"function {ctx.name()} returned a gradient different than None at position "
                 f"{k + 1}, but the corresponding forward input was not a Variable\n"
                 "What to do: return None for each input of forward that is a plain number "
                 "(or other non-Value)."
             )
-        if is_variable or len(node._next_nodes) == n:  # NOTE [No edge for a number]
-            result.append(grad if grad is None else _validated(node, k, grad))
+        if is_variable or len(ctx._next_nodes) == n:  # NOTE [No edge for a number]
+            result.append(grad if grad is None else _validated(ctx, k, grad))
     return tuple(result)
+
+
+class _TensorGradient(Protocol):
+    """A Tensor's gradient, as ``_validated`` reads one."""
+
+    @property
+    def shape(self) -> tuple[int, ...]: ...
+
+    def sum_to_size(self, *size: int) -> Variable: ...
+
+    def sum(self) -> Variable: ...
 
 
 # NOTE [Validating a custom gradient]
@@ -365,7 +368,8 @@ def checked(node: BackwardNode, grads: tuple[Gradient, ...]) -> tuple[Gradient, 
 #   * of the input's shape, or of a shape the input broadcasts to: then it is summed back to the
 #     input's shape (a (3, 2) gradient for a (2,) input becomes its column sums); any other shape
 #     is refused.
-# The cast to the input's dtype is the walk's own (``Walk.add`` rounds to the node's dtype).
+# The cast to the input's dtype is the walk's own (``InputBuffer.add`` rounds to the node's
+# dtype).
 def _validated(node: BackwardNode, k: int, grad: Gradient) -> Gradient:
     """Gradient ``grad`` for input ``k`` of ``node``, checked as NOTE [Validating a custom
     gradient] says."""
@@ -377,11 +381,12 @@ def _validated(node: BackwardNode, k: int, grad: Gradient) -> Gradient:
             f"What to do: {node.name()}'s backward must return Tensors: wrap an array with "
             "mg.tensor(...), or compute with the Tensors it receives."
         )
-    want, got = tuple(node._input_shapes[k] or ()), tuple(grad.shape)
+    tensor = cast(_TensorGradient, grad)
+    want, got = tuple(node._input_shapes[k] or ()), tuple(tensor.shape)
     if got == want:
         return grad
     if _broadcasts(want, got):
-        return grad.sum_to_size(*want) if want else grad.sum()
+        return tensor.sum_to_size(*want) if want else tensor.sum()
     raise RuntimeError(
         f"Function {node.name()} returned an invalid gradient at index {k} - got {list(got)} "
         f"but expected shape compatible with {list(want)}\n"

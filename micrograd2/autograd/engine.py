@@ -17,12 +17,13 @@ away: hooks (``hooks.py``), custom Functions' outputs (``custom.py``), ``autogra
 from __future__ import annotations
 
 import heapq
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 from . import anomaly, capture, custom, events, grad_mode, hooks, messages
 from .hooks import HOOKS, REGISTERED
+from .input_buffer import InputBuffer
 from .node import AccumulateGrad, Node, gradient_node
-from .protocol import Engine, Gradient, Walker
+from .protocol import Captured, Engine, Gradient, Walker
 from .saved import FREED_VALUES
 
 if TYPE_CHECKING:
@@ -34,7 +35,7 @@ Start = tuple[Node, int, Gradient]  # a root's node, its output_nr and its seed
 def run_backward(roots: Sequence[Variable], grads: Sequence[Gradient],
                  retain_graph: bool | None = None, create_graph: bool = False,
                  inputs: tuple[Variable, ...] | None = None,
-                 allow_unused: bool = False) -> tuple[Gradient, ...] | None:
+                 allow_unused: bool = False) -> tuple[Gradient | None, ...] | None:
     """Backpropagate ``grads`` from ``roots``.
 
     With ``inputs`` (``autograd.grad``), return the gradient of each input instead of
@@ -82,7 +83,7 @@ def count_dependencies(starts: Iterable[Node], keep: dict[Node, bool] | None = N
 
 
 def reference_walk(engine: type[Engine], starts: list[Start], retain_graph: bool,
-                   captures: dict[Node, int] | None, pass_no: int) -> dict[Node, Gradient]:
+                   captures: dict[Node, int] | None, pass_no: int) -> Captured:
     """One backward pass by ``Walk``; returns the gradients captured for ``autograd.grad``."""
     return Walk(engine, starts, retain_graph, captures, pass_no).run()
 
@@ -96,21 +97,22 @@ class Walk:
                  captures: dict[Node, int] | None, pass_no: int) -> None:
         self.engine, self.retain_graph, self.pass_no = engine, retain_graph, pass_no
         self.captures = captures
-        self.captured: dict[Node, Gradient] = {}
+        self.captured: Captured = {}
         roots = [node for node, _, _ in starts]
         self.runs = None if captures is None else capture.on_paths(roots, captures)  # None: all
         self.deps = engine.pieces.count_dependencies(roots, self.runs)
-        self.buffer: dict[Node, Gradient] = {}  # gradients waiting for more edges, or their visit
+        self.buffer: dict[Node, InputBuffer] = {}  # what reached each node, until its visit
         for node, nr, grad in starts:  # a seed is a gradient too
-            self.deliver(node, nr, grad)
+            if node in self.deps:  # (not off autograd.grad's paths)
+                self.deliver(node, nr, grad)
 
-    def run(self) -> dict[Node, Gradient]:
+    def run(self) -> Captured:
         """Visit every node in order; return the gradients captured for ``autograd.grad``."""
         ready = [(-node._sequence_nr, node) for node, count in self.deps.items() if count == 0]
         heapq.heapify(ready)
         while ready:
             node = heapq.heappop(ready)[1]
-            grads = self.visit(node, self.buffer.pop(node, None))
+            grads = self.visit(node, self.buffer.pop(node).grads)
             for (nxt, nr), grad in zip(node.edges(), grads):
                 if nxt is None or nxt not in self.deps:
                     continue
@@ -118,85 +120,72 @@ class Walk:
                 self.deps[nxt] -= 1
                 if self.deps[nxt] == 0:  # complete: a leaf accumulates now, other nodes queue
                     if type(nxt) is AccumulateGrad:
-                        self.visit(nxt, self.buffer.pop(nxt, None))
+                        self.visit(nxt, self.buffer.pop(nxt).grads)
                     else:
                         heapq.heappush(ready, (-nxt._sequence_nr, nxt))
         return self.captured
 
-    def deliver(self, node: Node, nr: int, grad: Gradient) -> None:
-        """Add ``grad`` into the gradient buffered for output ``nr`` of ``node``."""
-        if grad is None or node not in self.deps:
-            return
-        earlier = self.buffer.get(node)
-        if node._several:  # one gradient per output (custom.py)
-            self.buffer[node] = custom.into_slot(earlier, node, nr, grad, self.add)
-        else:
-            self.buffer[node] = self.add(node, earlier, grad)
+    def deliver(self, node: Node, nr: int, grad: Gradient | None) -> None:
+        """Add ``grad`` into ``node``'s buffer, in the slot of its output ``nr``."""
+        buffer = self.buffer.get(node)
+        if buffer is None:  # the first edge into the node: its buffer, slots empty
+            buffer = self.buffer[node] = InputBuffer(node, self.engine)
+        if grad is not None:
+            buffer.add(nr, grad)
 
-    def add(self, node: Node, earlier: Gradient, grad: Gradient) -> Gradient:
-        """``earlier + grad`` (``grad`` if nothing arrived earlier), rounded to ``node``'s dtype."""
-        grad = self.engine._round_gradient(grad, node._dtype)
-        if earlier is None:
-            return grad
-        total = self.engine._add_gradients(earlier, grad)
-        return self.engine._round_gradient(total, node._dtype)
+    def visit(self, node: Node, grads: Sequence[Gradient | None]) -> tuple[Gradient | None, ...]:
+        """Run ``node`` on ``grads``, the complete gradient of each of its outputs; return one
+        gradient per input.
 
-    def rounded(self, node: Node, grad: Gradient) -> Gradient:
-        """``grad`` rounded to the dtype of ``node``'s output (``None`` stays ``None``)."""
-        return None if grad is None else self.engine._round_gradient(grad, node._dtype)
-
-    def visit(self, node: Any, grad: Gradient) -> tuple[Gradient, ...]:
-        """Run ``node`` on its complete gradient ``grad``; return one gradient per input.
-
-        ``grad`` is ``None`` when no gradient reached the node."""
+        A gradient is ``None`` where none reached the node."""
         if REGISTERED and node in HOOKS:  # Variable hooks, retain_grad (hooks.py)
             leaf = node.variable if type(node) is AccumulateGrad else None
-            grad = hooks.before_backward(node, grad, leaf)
-        if self.captures is not None and self.capture(node, grad):  # autograd.grad's input
+            grads = hooks.before_backward(node, grads, leaf)
+        if self.captures is not None and self.capture(node, grads):  # autograd.grad's input
             return ()
         if REGISTERED and node in HOOKS:  # the node's prehooks (hooks.py)
-            grad = hooks.before_node(node, grad)
+            grads = hooks.before_node(node, grads)
         if type(node) is AccumulateGrad:
-            if grad is not None and node.variable is not None:
-                accumulate_into(node.variable, grad, node)
-            grads: tuple[Gradient, ...] = ()
-        elif node._per_output:  # one gradient per output, zeros where none arrived (custom.py)
-            grads = checked(node, node(*custom.grad_outputs(node, grad)))
-        elif grad is None:  # no gradient reached this node: its inputs get none either
-            grads = (None,) * len(node._next_nodes)
+            if grads[0] is not None and node.variable is not None:
+                accumulate_into(node.variable, grads[0], node)
+            result: tuple[Gradient | None, ...] = ()
+        elif node._per_output:  # zeros where no gradient arrived (custom.py)
+            result = checked(node, node(*custom.grad_outputs(node, grads)))
+        elif grads[0] is None:  # no gradient reached this node: its inputs get none either
+            result = (None,) * len(node._next_nodes)
         else:
-            grads = checked(node, node(grad))
+            result = checked(node, node(grads[0]))
         if REGISTERED and node in HOOKS:  # fn(grad_inputs, grad_outputs) (hooks.py)
-            grads = hooks.after_backward(node, grads, grad)
-        if events.listening and grad is not None and type(node) is not AccumulateGrad:
-            events.emit("visit", node=node, grad_output=grad, grad_inputs=grads,
-                        pass_no=self.pass_no)
+            result = hooks.after_backward(node, result, grads)
+        reached = events.listening and any(g is not None for g in grads)  # (said to a tracer)
+        if reached and type(node) is not AccumulateGrad:
+            events.emit("visit", node=node, grad_output=grads[0] if len(grads) == 1 else grads,
+                        grad_inputs=result, pass_no=self.pass_no)
         if not self.retain_graph and node._saved:
             if events.listening:
                 events.emit("free", node=node, saved=node.saved)
             node._saved = FREED_VALUES
-        return grads
+        return result
 
     def reaches(self, node: Node) -> bool:
         """Does this pass run ``node``? Every node, except off ``autograd.grad``'s paths."""
         return self.runs is None or node in self.runs
 
-    def capture(self, node: Node, grad: Gradient) -> bool:
-        """For ``autograd.grad``: keep the gradient of an input's node.
+    def capture(self, node: Node, grads: Sequence[Gradient | None]) -> bool:
+        """For ``autograd.grad``: keep the gradients of an input's node, one per output.
 
         Returns True if the walk ends there."""
         assert self.captures is not None and self.runs is not None
         if node not in self.captures:
             return False
-        if grad is not None:
-            self.captured[node] = grad
+        self.captured[node] = grads
         return not self.runs[node]  # no other input lies beyond it
 
 
-def checked(node: Any, grads: Gradient | tuple[Gradient, ...]) -> tuple[Gradient, ...]:
+def checked(node: Node, returned: Gradient | tuple[Gradient | None, ...] | None,
+            ) -> tuple[Gradient | None, ...]:
     """What ``node``'s backward returned, as a tuple of one gradient per input (or an error)."""
-    if type(grads) is not tuple:  # one input: a bare gradient is allowed
-        grads = (grads,)
+    grads = returned if isinstance(returned, tuple) else (returned,)  # one input: bare is allowed
     if node._user_function:  # trailing Nones dropped, none for a number input (custom.py)
         grads = custom.checked(node, grads)
     if len(grads) != len(node._next_nodes):

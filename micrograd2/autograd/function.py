@@ -145,7 +145,7 @@ class BackwardNode(custom.CustomContext, Node):
 
     saved_values = saved_tensors
 
-    def __call__(self, *grad_outputs: Gradient) -> Gradient | tuple[Gradient, ...]:
+    def __call__(self, *grad_outputs: Gradient | None) -> Gradient | tuple[Gradient, ...]:
         """Run this node's backward on ``grad_outputs`` (as ``grad_fn(grad)`` in PyTorch)."""
         return self._fn.backward(self, *grad_outputs)
 
@@ -255,7 +255,7 @@ class Function:
     setup_context = staticmethod(custom.base_setup_context)
 
     @staticmethod
-    def backward(ctx: BackwardNode, *grad_outputs: Gradient) -> Any:
+    def backward(ctx: BackwardNode, *grad_outputs: Any) -> Any:
         raise NotImplementedError("a Function must define backward(ctx, grad_output)")
 
     @classmethod

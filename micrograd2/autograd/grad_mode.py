@@ -16,8 +16,9 @@ import inspect
 import threading
 from typing import Any, Callable, Generator, TypeVar
 
-F = TypeVar("F", bound=Callable[..., Any])
+F = TypeVar("F", bound=Callable[..., object])
 Y = TypeVar("Y")  # what a generator yields
+S = TypeVar("S")  # what a generator is sent
 R = TypeVar("R")  # what a generator returns
 Policy = Callable[[type, tuple[Any, ...]], tuple[Any, ...]]  # autocast: (op, inputs) -> inputs
 
@@ -88,19 +89,19 @@ class _GradModeContext:
 
 
 def _decorate_generator(make_context: Callable[[], _GradModeContext],
-                        gen_fn: Callable[..., Generator[Y, Any, R]]
-                        ) -> Callable[..., Generator[Y, Any, R]]:
+                        gen_fn: Callable[..., Generator[Y, S, R]]
+                        ) -> Callable[..., Generator[Y, S, R]]:
     """``gen_fn``, with each step of its generator run inside a fresh ``make_context()``.
 
     The steps are the first ``next``, ``send``, ``throw`` and ``close``. So the caller's mode is
     back in force at every ``yield``."""
 
     @functools.wraps(gen_fn)
-    def wrapper(*args: object, **kwargs: object) -> Generator[Y, Any, R]:
+    def wrapper(*args: object, **kwargs: object) -> Generator[Y, S, R]:
         gen = gen_fn(*args, **kwargs)
         try:
             with make_context():
-                response = gen.send(None)
+                response = next(gen)
             while True:
                 try:
                     request = yield response

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import random
 import warnings
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Protocol, Sequence, cast
 
 from .protocol import Gradient
 from .variable import Variable
@@ -114,7 +114,7 @@ def _analytic_jacobian(out: Variable, xs: Sequence[Variable]) -> list[list[list[
     return jac
 
 
-def _numerical_jacobians(call: Callable[..., object], xs: Sequence[Any], wrt: Sequence[int],
+def _numerical_jacobians(call: Callable[..., object], xs: Sequence[Variable], wrt: Sequence[int],
                          eps: float) -> list[list[list[list[float]]]]:
     """``[input][input element][output][output element]`` by central differences.
 
@@ -147,6 +147,21 @@ def _mismatch(k: int, i: int, x: Variable, e: int, j: int, out_size: int, numeri
 
 
 # -- helpers on Values and Tensors alike ----------------------------------------------------------
+class _Tensor(Protocol):
+    """What these helpers ask of a Tensor (a Value is one number and has none of it)."""
+
+    @property
+    def shape(self) -> tuple[int, ...]: ...
+
+    def detach(self) -> _Tensor: ...
+
+    def clone(self) -> _Tensor: ...
+
+    def zero_(self) -> _Tensor: ...
+
+    def __setitem__(self, index: tuple[int, ...], value: float) -> None: ...
+
+
 def _as_tuple(x: object) -> tuple[Any, ...]:
     return tuple(x) if isinstance(x, (tuple, list)) else (x,)
 
@@ -187,35 +202,35 @@ def _position(shape: Sequence[int], k: int) -> tuple[int, ...]:
     return tuple(reversed(index))
 
 
-def _set(x: Any, k: int, value: float) -> Any:
+def _set(x: Variable, k: int, value: float) -> Variable:
     """A fresh copy of ``x`` outside the graph, its ``k``-th entry set to ``value`` (a new leaf)."""
     if not hasattr(x, "shape"):
         return x._wrap(value, x.dtype, None)
-    y = x.detach().clone()
+    y = cast(_Tensor, x).detach().clone()
     y[_position(y.shape, k)] = value
-    return y
+    return cast(Variable, y)
 
 
-def _nudged(x: Any, k: int, delta: float) -> Any:
+def _nudged(x: Variable, k: int, delta: float) -> Variable:
     """``x`` with entry ``k`` moved by ``delta``: a new leaf that requires grad if ``x`` does."""
     y = _set(x, k, _entries(x, x)[k] + delta)
     return y.requires_grad_(True) if x.requires_grad else y
 
 
-def _one_hot(out: Any, j: int) -> Gradient:
+def _one_hot(out: Variable, j: int) -> Gradient:
     """A seed of ``out``'s shape: 1 at element ``j``, 0 elsewhere."""
     if not hasattr(out, "shape"):
         return 1.0
-    seed = out.detach().clone().zero_()
+    seed = cast(_Tensor, out).detach().clone().zero_()
     seed[_position(seed.shape, j)] = 1.0
-    return seed
+    return cast(Variable, seed)
 
 
-def _filled(out: Any, rng: random.Random) -> Any:
+def _filled(out: Variable, rng: random.Random) -> Variable:
     """A Value or Tensor like ``out`` (no grad) of pseudo-random numbers in [−1, 1]."""
     if not hasattr(out, "shape"):
         return out._wrap(rng.uniform(-1.0, 1.0), out.dtype, None)
-    v = out.detach().clone()
+    v = cast(_Tensor, out).detach().clone()
     for k in range(_size(v)):
         v[_position(v.shape, k)] = rng.uniform(-1.0, 1.0)
-    return v
+    return cast(Variable, v)

@@ -14,13 +14,13 @@ On a node (a ``grad_fn``), with PyTorch's signatures:
 * ``node.register_hook(fn)``: ``fn(grad_inputs, grad_outputs)`` after it.
 
 Both may return replacements (a tuple of the same length) or ``None``. All hooks live in one
-side table, ``HOOKS`` (node -> its ``NodeHooks``), not in a slot every node would pay for. The
-walk looks there only when it is not empty (NOTE [Speed] below).
+side table, ``HOOKS`` (node -> its ``NodeHooks``, the node held weakly), not in a slot every node
+would pay for. The walk looks there only when it is not empty (NOTE [Speed] below).
 """
 from __future__ import annotations
 
 import weakref
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Callable, Protocol, Sequence, cast
 
 from . import events, messages
 
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from .variable import Variable
 
 Hook = Callable[..., object]  # a hook as registered: its result replaces, unless it is None
-TensorHook = tuple[int, Any]  # a Variable hook: (its output_nr, fn), fn a Hook or a RetainGrad
+TensorHook = tuple[int, Hook]  # a Variable hook: (its output_nr, fn), fn a Hook or a RetainGrad
 
 
 class NodeHooks:
@@ -45,11 +45,39 @@ class NodeHooks:
         self.accumulated: list[Hook] = []
 
 
+class HookTable:
+    """Node -> its ``NodeHooks``. A node is held weakly: its entry goes when the node does (the
+    callback of its weak reference takes it out), so hooks never keep a graph alive."""
+
+    __slots__ = ("entries",)
+
+    def __init__(self) -> None:
+        self.entries: dict[weakref.ref[Node], NodeHooks] = {}
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def __contains__(self, node: Node) -> bool:
+        return weakref.ref(node) in self.entries  # a weak reference equals another to its node
+
+    def get(self, node: Node) -> NodeHooks | None:
+        return self.entries.get(weakref.ref(node))
+
+    def __getitem__(self, node: Node) -> NodeHooks:
+        return self.entries[weakref.ref(node)]
+
+    def __setitem__(self, node: Node, record: NodeHooks) -> None:
+        self.entries[weakref.ref(node, self._forget)] = record
+
+    def _forget(self, ref: weakref.ref[Node]) -> None:
+        self.entries.pop(ref, None)
+
+
 # NOTE [Speed]
-# The walk tests ``REGISTERED``, the plain dict inside ``HOOKS``, before it looks a node up.
-# Its truth test is a C-level check; the weak dictionary's own ``len`` is Python code.
-HOOKS: weakref.WeakKeyDictionary[Node, NodeHooks] = weakref.WeakKeyDictionary()
-REGISTERED: dict[weakref.ref[Node], NodeHooks] = HOOKS.data  # type: ignore[attr-defined]
+# The walk tests ``REGISTERED``, the table's plain dict, before it looks a node up: its truth
+# test is a C-level check, where the table's own ``len`` would be a Python call.
+HOOKS = HookTable()
+REGISTERED = HOOKS.entries
 
 
 class RemovableHandle:
@@ -59,7 +87,7 @@ class RemovableHandle:
 
     __slots__ = ("_hooks", "_hook")
 
-    def __init__(self, hooks: list[Any], hook: object) -> None:
+    def __init__(self, hooks: list[object], hook: object) -> None:
         self._hooks, self._hook = hooks, hook
 
     def remove(self) -> None:
@@ -109,55 +137,55 @@ class RetainGrad:
 
 
 def _retain_last(entry: TensorHook) -> bool:
-    return getattr(entry[1], "retains_grad", False)
+    return isinstance(entry[1], RetainGrad)
 
 
-def before_backward(node: Node, grad: Gradient, variable: Variable | None) -> Gradient:
-    """The gradient ``grad`` arriving at ``node``, once its Variable hooks and ``retain_grad``
-    ran.
+def before_backward(node: Node, grads: Sequence[Gradient | None],
+                    variable: Variable | None) -> Sequence[Gradient | None]:
+    """The gradients ``grads`` arriving at ``node`` (one per output), once its Variable hooks and
+    ``retain_grad`` ran.
 
-    ``grad`` is a list, one per output, for a custom Function's node. ``variable`` is the leaf
-    of an ``AccumulateGrad``. A hook is called with ``None`` for an output that received no
-    gradient, as PyTorch calls it (``retain_grad`` then writes nothing)."""
+    ``variable`` is the leaf of an ``AccumulateGrad``. A hook is called with ``None`` for an
+    output that received no gradient, as PyTorch calls it (``retain_grad`` then writes nothing)."""
     record = HOOKS[node]
-    several = type(grad) is list
-    grads = list(grad) if several else [grad]
+    grads = list(grads)
     for nr, hook in sorted(record.tensor, key=_retain_last):
         before = grads[nr]
-        if before is None and getattr(hook, "retains_grad", False):
+        if before is None and isinstance(hook, RetainGrad):
             continue
         result = hook(before)
         if result is not None:
             grads[nr] = _checked_gradient(result, before)
-        if events.listening and before is not None and not getattr(hook, "retains_grad", False):
+        if events.listening and before is not None and not isinstance(hook, RetainGrad):
             events.emit("hook", node=node, variable=variable, hook=hook, before=before,
                         after=grads[nr])
-    return grads if several else grads[0]
+    return grads
 
 
-def before_node(node: Node, grad: Gradient) -> Gradient:
-    """The gradient ``grad`` about to enter ``node``'s backward, once its prehooks ran.
+def before_node(node: Node, grads: Sequence[Gradient | None]) -> Sequence[Gradient | None]:
+    """The gradients ``grads`` about to enter ``node``'s backward, once its prehooks ran.
 
     They do not run where ``autograd.grad`` captures the gradient and the walk stops, as in
     PyTorch."""
     record = HOOKS.get(node)
     if record is None or not record.pre:
-        return grad
-    several = type(grad) is list
-    grads = tuple(grad) if several else (grad,)
+        return grads
+    grads = tuple(grads)
     for hook in tuple(record.pre):
         result = hook(grads)
         if result is not None:
             grads = _same_count(hook, result, grads)
-    return list(grads) if several else grads[0]
+    return grads
 
 
-def after_backward(node: Node, grad_inputs: tuple[Gradient, ...],
-                   grad: Gradient) -> tuple[Gradient, ...]:
-    """``grad_inputs`` once the hooks on ``node``, ``fn(grad_inputs, grad_outputs)``, ran."""
+def after_backward(node: Node, grad_inputs: tuple[Gradient | None, ...],
+                   grads: Sequence[Gradient | None]) -> tuple[Gradient | None, ...]:
+    """``grad_inputs`` once the hooks on ``node``, ``fn(grad_inputs, grad_outputs)``, ran.
+
+    ``grads`` are the gradients its backward received, one per output."""
     record = HOOKS.get(node)
     for hook in tuple(record.post) if record is not None else ():
-        result = hook(grad_inputs, tuple(grad) if type(grad) is list else (grad,))
+        result = hook(grad_inputs, tuple(grads))
         if result is not None:
             grad_inputs = _same_count(hook, result, grad_inputs)
     return grad_inputs
@@ -170,15 +198,16 @@ def after_accumulate(node: Node, variable: Variable) -> None:
         hook(variable)
 
 
-def _checked_gradient(result: Any, before: Gradient) -> Gradient:
+def _checked_gradient(result: object, before: Gradient | None) -> Gradient:
     """What a Variable hook returned for a Tensor's gradient: a Tensor (PyTorch's TypeError)."""
     if hasattr(before, "shape") and not hasattr(result, "shape"):
         raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'\n"
                         "What to do: return a Tensor (e.g. grad * 2), or None to keep it.")
-    return result
+    return cast("Gradient", result)  # a float or a Value for a Value: as the hook made it
 
 
-def _same_count(hook: Hook, result: object, before: tuple[Gradient, ...]) -> tuple[Gradient, ...]:
+def _same_count(hook: Hook, result: object, before: tuple[Gradient | None, ...],
+                ) -> tuple[Gradient | None, ...]:
     """What a node hook returned in place of ``before``: a tuple of as many values, each of its
     size and dtype (PyTorch's checks)."""
     if type(result) is not tuple:
@@ -197,11 +226,22 @@ def _same_count(hook: Hook, result: object, before: tuple[Gradient, ...]) -> tup
     return result
 
 
-def check_same_value(hook: Hook, new: Any, old: Any) -> None:
-    """PyTorch's checks on a gradient ``new`` that a hook returned in place of ``old``: it keeps
-    its size and dtype (a Value's float gradient has neither)."""
-    if new is None or old is None or not hasattr(old, "shape"):
+class _TensorGradient(Protocol):
+    """A Tensor's gradient, as ``check_same_value`` reads one."""
+
+    @property
+    def shape(self) -> tuple[int, ...]: ...
+
+    @property
+    def dtype(self) -> str: ...
+
+
+def check_same_value(hook: Hook, returned: object, received: object) -> None:
+    """PyTorch's checks on a gradient that a hook returned in place of the one it received: it
+    keeps its size and dtype (a Value's float gradient has neither)."""
+    if returned is None or received is None or not hasattr(received, "shape"):
         return
+    new, old = cast(_TensorGradient, returned), cast(_TensorGradient, received)
     name = getattr(hook, "__name__", type(hook).__name__)
     if tuple(new.shape) != tuple(old.shape):
         raise RuntimeError(

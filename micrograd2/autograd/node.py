@@ -77,7 +77,7 @@ class Node:
         """PyTorch's name for this node, e.g. ``MulBackward0``."""
         return type(self).__name__
 
-    def __call__(self, *grad_outputs: Gradient) -> Gradient | tuple[Gradient, ...]:
+    def __call__(self, *grad_outputs: Gradient | None) -> Gradient | tuple[Gradient, ...]:
         """Run this node's backward on ``grad_outputs`` (``BackwardNode``'s)."""
         raise NotImplementedError(f"{self.name()} has no backward to call")
 
@@ -158,7 +158,7 @@ class AccumulateGrad(Node):
         self._dtype = variable.dtype
         self._variable = weakref.ref(variable)  # the leaf holds its node: a strong one is a cycle
         self._label: str | None = variable.label
-        self._data: Data | None = variable.data
+        self._data: Data = variable.data
 
     def name(self) -> str:
         return "AccumulateGrad"
@@ -177,7 +177,7 @@ class AccumulateGrad(Node):
         return self._label
 
     @property
-    def output(self) -> Data | None:
+    def output(self) -> Data:
         """The leaf's data: now, or as last seen once it is gone (NOTE [A leaf remembered])."""
         leaf = self._variable()
         if leaf is not None:

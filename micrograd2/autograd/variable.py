@@ -15,7 +15,7 @@ from . import capture, engine, grad_mode, hooks, messages
 from .engine import accumulate_into
 from .node import AccumulateGrad, Node, gradient_node
 from .pieces import REFERENCE, Pieces
-from .protocol import Data, Gradient
+from .protocol import Data, Gradient, InPlaceOp
 from .saved import VersionCounter, version_counter
 
 V = TypeVar("V", bound="Variable")  # the Variable's own class: a Value's in-place op gives a Value
@@ -33,13 +33,13 @@ LEAF_IN_PLACE = (
 __all__ = ["Variable", "VersionCounter", "accumulate_into", "seeds"]
 
 
-def seeds(roots: Sequence[Variable], gradients: Sequence[object], create_graph: bool) -> list[Any]:
+def seeds(roots: Sequence[Variable], grads: Sequence[object], create_graph: bool) -> list[Gradient]:
     """The gradient each root's backward starts with (``_seed``'s).
 
     Under ``create_graph`` it is made a Variable in the graph: a recorded backward computes on
     Variables from its first gradient."""
     result = []
-    for root, gradient in zip(roots, gradients):
+    for root, gradient in zip(roots, grads):
         seed = root._seed(gradient)
         if create_graph and not isinstance(seed, Variable):
             seed = root._wrap(seed, root.dtype, None)
@@ -108,7 +108,7 @@ class Variable:
     @classmethod
     def _add_gradients(cls, a: Gradient, b: Gradient) -> Gradient:
         """``a + b`` for two gradients of one Variable, of ``a``'s type."""
-        return a + b
+        return a + b  # type: ignore[operator]  # (each engine's Variable class defines its +)
 
     @classmethod
     def _zeros_like(cls, data: Data, dtype: str) -> Gradient:
@@ -177,14 +177,16 @@ class Variable:
     def retains_grad(self) -> bool:
         """True after ``retain_grad()`` on a non-leaf."""
         node = self.grad_fn
-        return node is not None and any(getattr(h, "retains_grad", False) and h.ref() is self
+        return node is not None and any(isinstance(h, hooks.RetainGrad) and h.ref() is self
                                         for _, h in hooks.tensor_hooks(node))
 
     @property
-    def grad(self) -> Gradient:
+    def grad(self) -> Any:
         """The accumulated gradient, or ``None``.
 
-        Only leaves that require grad fill it (and non-leaves after ``retain_grad()``)."""
+        Only leaves that require grad fill it (and non-leaves after ``retain_grad()``). (Typed
+        ``Any``: a ``Gradient`` of the engine's kind, which the core cannot name; a student's code
+        computes with it as a float, a Value or a Tensor.)"""
         if self.grad_fn is not None and self._grad is None and not self.retains_grad:
             warnings.warn(
                 "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. "
@@ -269,7 +271,7 @@ class Variable:
     def _bump_version(self) -> None:
         version_counter(self).value += 1
 
-    def _in_place(self: V, fn: Any, *others: object) -> V:
+    def _in_place(self: V, fn: InPlaceOp, *others: object) -> V:
         """Apply ``fn``, a Function (or anything with its ``apply``), to ``(self, *others)``, and
         make self hold the result.
 
@@ -302,7 +304,7 @@ class Variable:
         entries = hooks.tensor_hooks(old) if old is not None else []
         for entry in entries:
             hook = entry[1]
-            if getattr(hook, "retains_grad", False) and hook.ref() is self:
+            if isinstance(hook, hooks.RetainGrad) and hook.ref() is self:
                 entries.remove(entry)
                 self._add_hook("tensor", hook)
                 break
@@ -382,7 +384,7 @@ def backward_to(roots: tuple[Variable, ...], seed: list[Gradient], retain_graph:
 def _held_by(old: Gradient, new: Gradient) -> Gradient:
     """``new``, the sum; or, for a Variable ``.grad`` outside ``create_graph``, ``old`` holding
     it (NOTE [A .grad added to in place])."""
-    if isinstance(old, Variable) and not grad_mode.state.grad_enabled:
+    if isinstance(old, Variable) and isinstance(new, Variable) and not grad_mode.state.grad_enabled:
         old._assign(new.data)
         old._bump_version()
         return old

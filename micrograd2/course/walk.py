@@ -10,10 +10,12 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..autograd.engine import Start, Walk
+from ..autograd.input_buffer import InputBuffer
 from ..autograd.node import Node
-from ..autograd.protocol import Engine, Gradient
+from ..autograd.protocol import Captured, Engine, Gradient
 
-StudentWalk = Callable[[list[Node], list[Gradient], Callable[..., tuple[Gradient, ...]]], object]
+# walk(roots, grads, visit): a gradient, or an ``OutputGradients``, travels along each edge
+StudentWalk = Callable[[list[Node], list[object], Callable[..., tuple[object, ...]]], object]
 
 
 # NOTE [A student's walk and nodes of several outputs]
@@ -46,23 +48,25 @@ def several(node: Node | None) -> bool:
 
 def student_walk(walk: StudentWalk, engine: type[Engine], starts: list[Start],
                  retain_graph: bool, captures: dict[Node, int] | None,
-                 pass_no: int) -> dict[Node, Gradient]:
+                 pass_no: int) -> Captured:
     """One backward pass by a student's ``walk(roots, grads, visit)``, visiting with the core's
     own ``Walk.visit``; returns what ``autograd.grad`` captured."""
     core = Walk(engine, starts, retain_graph, captures, pass_no)
 
-    def visit(node: Node, grad: Gradient) -> tuple[Gradient, ...]:
+    def visit(node: Node, grad: Gradient | OutputGradients | None) -> tuple[object, ...]:
         edges = node.next_functions
         if not core.reaches(node):  # off autograd.grad's paths
             return (None,) * len(edges)
-        if isinstance(grad, OutputGradients):
-            grad = [core.rounded(node, g) for g in grad]
-        grads = core.visit(node, grad if isinstance(grad, list) else core.rounded(node, grad))
+        buffer = InputBuffer(node, engine)  # the core's: it rounds to the node's dtype
+        for nr, g in enumerate(grad if isinstance(grad, OutputGradients) else (grad,)):
+            if g is not None:
+                buffer.add(nr, g)
+        grads = core.visit(node, buffer.grads)
         return tuple(  # NOTE [A student's walk and nodes of several outputs]
             OutputGradients.one(nxt, nr, g) if g is not None and several(nxt) else g
             for g, (nxt, nr) in zip(grads, edges))
 
-    seeds = [OutputGradients.one(node, nr, grad) if several(node) else grad
+    seeds: list[object] = [OutputGradients.one(node, nr, grad) if several(node) else grad
              for node, nr, grad in starts]
     walk([node for node, _, _ in starts], seeds, visit)
     return core.captured

@@ -21,7 +21,9 @@ with the engine's ``_round_gradient``.
 NOTE [Speed]: rounding to float64 is no rounding (the engine's ``_round_gradient``
 returns the gradient itself), so this walk skips the call for float64 nodes; and it
 calls a node's Function (``node._fn.backward(node, grad)``) where the reference walk
-calls the node (``node(grad)``), one Python call fewer per node.
+calls the node (``node(grad)``), one Python call fewer per node. Its entry for a node,
+``[edges still to deliver, gradient so far]``, is the compact form of the reference walk's
+``InputBuffer`` (input_buffer.py): one gradient, as a node of several outputs never comes here.
 """
 from __future__ import annotations
 
@@ -30,6 +32,7 @@ from typing import Any, Callable
 
 from ..autograd.engine import (
     AccumulateGrad,
+    Captured,
     Engine,
     Gradient,
     Node,
@@ -70,7 +73,7 @@ def pending(entries: dict[Node, Any], starts: list[Start],
             round_gradient: Round) -> list[tuple[int, Node]]:
     """Make each root's entry in ``entries`` (its dependency count) ``[that count, its seed]``
     (each seed rounded to the node's dtype, added up per node); return the heap of ready roots."""
-    seeds: dict[Node, Gradient] = {}
+    seeds: dict[Node, Any] = {}  # the engine's gradients: added with its +
     for node, _, g in starts:
         if node._dtype != FLOAT64:
             g = round_gradient(g, node._dtype)
@@ -86,7 +89,8 @@ def pending(entries: dict[Node, Any], starts: list[Start],
     return ready
 
 
-def first_ready(entries: dict[Node, Any], ready: list[tuple[int, Node]]) -> tuple[Any, Gradient]:
+def first_ready(entries: dict[Node, Any], ready: list[tuple[int, Node]],
+                ) -> tuple[Any, Gradient | None]:
     """The first node to visit, popped from the heap of ready roots, and its gradient.
 
     ``(None, None)`` if there is none."""
@@ -96,7 +100,7 @@ def first_ready(entries: dict[Node, Any], ready: list[tuple[int, Node]]) -> tupl
     return node, entries[node][1]
 
 
-def into_leaf(node: AccumulateGrad, grad: Gradient) -> None:
+def into_leaf(node: AccumulateGrad, grad: Gradient | None) -> None:
     """Add ``grad`` into the ``.grad`` of ``node``'s leaf.
 
     A gradient of None is not added, nor is one into a leaf that is gone."""
@@ -105,7 +109,7 @@ def into_leaf(node: AccumulateGrad, grad: Gradient) -> None:
 
 
 def walk(engine: type[Engine], starts: list[Start], retain_graph: bool, captures: None,
-         pass_no: int) -> dict[Node, Gradient]:
+         pass_no: int) -> Captured:
     """Run one unwatched backward pass (``captures`` is always None here); the reference walk runs
     a graph that holds a custom Function's node."""
     entries = dependencies([node for node, _, _ in starts])
@@ -115,7 +119,7 @@ def walk(engine: type[Engine], starts: list[Start], retain_graph: bool, captures
 
 
 def run(engine: type[Engine], entries: dict[Node, Any], starts: list[Start],
-        retain_graph: bool) -> dict[Node, Gradient]:
+        retain_graph: bool) -> Captured:
     """The pass itself: visit each node once its every edge has delivered, the one created last
     first."""
     round_gradient = engine._round_gradient

@@ -46,6 +46,7 @@ class Value(Variable):
     """One scalar: ``Value(data, requires_grad=False, label=None, dtype="float64")``."""
 
     __slots__ = ()
+    data: float  # a Value holds a float (``Data`` says: a float or an array)
     _dot: ClassVar[Callable[..., Value]]  # ``dot``'s body: see ``dot`` below
 
     def __init__(self, data: object, requires_grad: bool = False, label: str | None = None,
@@ -82,7 +83,9 @@ class Value(Variable):
 
     def _as_grad(self, grad: Gradient) -> Gradient:
         """A float; a Value gradient (create_graph) is copied, as PyTorch's ``CopyBackwards``."""
-        return ops.Copy.apply(None, grad) if isinstance(grad, Value) else float(grad)
+        if isinstance(grad, Value):
+            return ops.Copy.apply(None, grad)
+        return float(grad)  # type: ignore[arg-type]  # (a Value's gradient: a float here)
 
     @classmethod
     def _round_gradient(cls, grad: Gradient, dtype: str) -> Gradient:

@@ -137,14 +137,16 @@ class Tensor(Variable):
     # the gradients the walk carries for a Tensor graph are Tensors (NOTE [Backward on Tensors]).
     backward_receives_variables = True
 
+    # (``type: ignore[override]`` here and below: a Tensor graph's gradients are Tensors, a
+    # narrower type than the core's ``Gradient``, which a Value's floats share.)
     @classmethod
-    def _round_gradient(cls, grad: Tensor, dtype: str) -> Tensor:
+    def _round_gradient(cls, grad: Tensor, dtype: str) -> Tensor:  # type: ignore[override]
         """The gradient in ``dtype`` (itself when it is already), as PyTorch's engine casts one to
         its input's dtype."""
         return grad if grad.dtype == dtype else grad.to(dtype)
 
     @classmethod
-    def _add_gradients(cls, a: Tensor, b: Tensor) -> Tensor:
+    def _add_gradients(cls, a: Tensor, b: Tensor) -> Tensor:  # type: ignore[override]
         return a + b
 
     @classmethod
@@ -182,7 +184,7 @@ class Tensor(Variable):
             return gradient
         return self._wrap(self._backend.astype(gradient.data, self.dtype), self.dtype, None)
 
-    def _as_grad(self, grad: Tensor) -> Tensor:
+    def _as_grad(self, grad: Tensor) -> Tensor:  # type: ignore[override]
         """``.grad``'s first value: a fresh copy of the gradient (so no two ``.grad`` share memory); of a
         recorded gradient (create_graph), a copy in the graph, as PyTorch's ``CopyBackwards``."""
         if grad.requires_grad:
