@@ -77,7 +77,8 @@ class BackwardNode(custom.CustomContext, Node):
         """A node with one edge per forward input, to the node of each Variable in ``needing``.
 
         ``None`` in ``needing``: that input needs no gradient."""
-        nodes, several = [], False
+        nodes: list[Node | None] = []
+        several = False
         for x in needing:
             if x is None:
                 nodes.append(None)
