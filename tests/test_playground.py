@@ -125,7 +125,7 @@ def glue() -> Iterator[ModuleType]:
     """playground/src/playground.py, with diagrams drawn by a stand-in renderer."""
     module = load_module("playground", PLAYGROUND / "src" / "playground.py")
     before = mg.viz.set_renderer(None)
-    module.setup(lambda source: f"<svg>{len(source)}</svg>")
+    module.setup(lambda source, fmt: f"<svg>{len(source)}</svg>")
     yield module
     mg.viz.set_renderer(before)
     sys.modules.pop("playground", None)

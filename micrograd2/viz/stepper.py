@@ -37,7 +37,7 @@ import graphviz
 from ..tracing.narrate import narration_lines
 from .dot import Legend, drawing
 from .graph import from_pass, progress
-from .render import INSTALL, GraphvizMissingWarning, dot_program, run_dot, svgs
+from .render import INSTALL, GraphvizMissingWarning, GraphvizTimeout, can_draw, svgs, texts
 
 if TYPE_CHECKING:
     from ..tracing import Tracer
@@ -105,7 +105,10 @@ def _kept(steps: list[int]) -> tuple[list[int], str | None]:
 # the label it carries in any frame; then each frame is drawn at those places by Graphviz's nop2
 # engine (it draws the positions it is given and lays out nothing), inside the same bounding box
 # (two invisible corner points).  Boxes keep their places and sizes from frame to frame, and a
-# page costs three dot runs (sizes, layouts, pictures), however many frames it has.
+# page costs three dot runs (sizes, layouts, pictures), however many frames it has.  A plugged-in
+# renderer (the playground's viz.js, NOTE [Plugging in a renderer] in render.py) lays the passes out
+# the same way, one call per graph: it must answer ``json0`` as well as ``svg``; one that answers
+# SVG only gets a picture per frame, laid out alone.
 
 _ID = r'"(?:[^"\\]|\\.)*"|[^\s"\[\]]+'  # a node's name as the graphviz package writes it
 _STATEMENT = re.compile(rf"\t({_ID})(?: -> ({_ID}))?( \[.*\])?\n?", re.S)
@@ -133,8 +136,9 @@ def _like(g: graphviz.Digraph, body: list[str], **graph_attr: str) -> graphviz.D
 
 
 def _dot_json(graphs: list[graphviz.Digraph]) -> list[dict[str, Any]]:
-    """The graphs laid out by one dot run, each as Graphviz's JSON (``-Tjson0``)."""
-    text = run_dot(["-Tjson0"], "\n".join(g.source for g in graphs)).decode("utf-8")
+    """The graphs laid out by one dot run (or the plugged-in renderer), each as Graphviz's JSON
+    (``-Tjson0``); ``ValueError`` if the JSON does not parse."""
+    text = texts("json0", graphs)
     decoder, found, at = json.JSONDecoder(), [], 0
     while text[at:].strip():
         at += len(text[at:]) - len(text[at:].lstrip())
@@ -213,8 +217,10 @@ def _laid(drawn: list[graphviz.Digraph],
         sizes = _dot_json([_sizes(drawn[group[0]], parsed) for group, parsed in laid])
         layouts = _dot_json([_layout(drawn[group[0]], parsed, size)
                              for (group, parsed), size in zip(laid, sizes)])
-    except ValueError:  # JSON that does not parse: each frame is laid out alone, as before
-        return []
+    except GraphvizTimeout:
+        raise
+    except (ValueError, RuntimeError):  # no JSON (a renderer that draws SVG only): each frame
+        return []                       # is laid out alone
     return [(group, parsed, layout) for (group, parsed), layout in zip(laid, layouts)]
 
 
@@ -268,7 +274,9 @@ def _bounded(sheets: list[list[graphviz.Digraph]]) -> list[list[graphviz.Digraph
         return sheets
     try:
         boxes = iter(_dot_json([s for pass_sheets in sheets for s in pass_sheets]))
-    except ValueError:  # JSON that does not parse: each sheet in its own box
+    except GraphvizTimeout:
+        raise
+    except (ValueError, RuntimeError):  # no JSON: each sheet in its own box
         return sheets
     bounded = []
     for pass_sheets in sheets:
@@ -352,7 +360,7 @@ def stepper(trace: Tracer, path: str | os.PathLike[str], view: str = "autograd",
         passes.setdefault(by_step[k].pass_no or 0, []).append(i)
     graphs = [g for g, _ in drawn]
     stills, extras, shared, graphs = (_shared(graphs, list(passes.values()))
-                                      if dot_program() is not None
+                                      if can_draw()
                                       else ([], [], [None] * len(graphs), graphs))
     alone = [i for i, d in enumerate(shared) if d is None]  # each drawn as its own picture
     own = svgs([graphs[i] for i in alone])

@@ -102,13 +102,18 @@ _shown: list[str] = []  # the SVGs ``show`` was given during the current run
 _last_trace: Any = None  # the tracer of the last run's traced passes, for the step-through view
 
 
-def setup(render_svg: Callable[[str], str]) -> str:
-    """Draw diagrams with ``render_svg(dot_source) -> svg text``; return micrograd2's version."""
+FORMATS = ("svg", "json0")  # what viz.js answers here: pictures, and layouts as JSON
+
+
+def setup(render: Callable[[str, str], str]) -> str:
+    """Draw diagrams with ``render(dot_source, fmt) -> text`` (``fmt``: svg, or json0 for the
+    step-through page's layouts, NOTE [One layout per pass] in micrograd2/viz/stepper.py); return
+    micrograd2's version."""
 
     def renderer(source: str, fmt: str, timeout_s: float) -> str:
-        if fmt != "svg":
+        if fmt not in FORMATS:
             raise ValueError(f"the page draws SVG only, not {fmt}; save the diagram as .svg")
-        return str(render_svg(source))
+        return str(render(source, fmt))
 
     mg.viz.set_renderer(renderer)
     return mg.__version__

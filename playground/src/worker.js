@@ -40,7 +40,8 @@ async function start(buffer) {
   mark("wheels");
   py.FS.writeFile("/home/pyodide/playground.py", source);
   glue = py.pyimport("playground");
-  const version = glue.setup((dot) => viz.renderString(dot, { format: "svg" }));
+  // viz.js draws SVG and lays out as JSON (json0: the step-through page's one layout per pass)
+  const version = glue.setup((dot, format) => viz.renderString(dot, { format }));
   mark("ready");
   postMessage({ kind: "ready", version, timings });
 }
