@@ -54,9 +54,32 @@ function setCode(source) {
   editor.dispatch({ changes: { from: 0, to: editor.state.doc.length, insert: source } });
 }
 
+// NOTE [Readable diagrams]
+// Graphviz writes a diagram's size in points; scaled down to the pane's width (about 490 px at
+// 1024 px), its legend's 9-point text would be 6.8 px and its nodes' 8 px.  So a diagram is as wide
+// as the pane only if its smallest text stays at MIN_TEXT_PX or more (the step-through page's
+// minimum, micrograd2/viz/stepper.py); else it keeps that text size and the pane scrolls.  Its
+// size is set through the style object, which the page's policy allows (no style attribute).
+const MIN_TEXT_PX = 10.5;
+
+function readable(svg) {
+  const width = svg.width.baseVal.value;  // CSS pixels (Graphviz writes points: 4/3 px each)
+  const units = svg.viewBox.baseVal?.width || width;
+  const fonts = [...svg.querySelectorAll("text")]
+    .map((t) => parseFloat(t.getAttribute("font-size") || "14"))
+    .filter((size) => size > 0);
+  if (!(width > 0) || !fonts.length) return;
+  const smallest = Math.min(...fonts) * (width / units);  // px, drawn at its own size
+  const pane = $("graph").clientWidth - 2;
+  const scale = Math.max(Math.min(1, pane / width), MIN_TEXT_PX / smallest);
+  svg.style.width = `${width * scale}px`;
+  svg.style.height = `${svg.height.baseVal.value * scale}px`;
+}
+
 // NOTE [The worker's answers are untrusted] (sanitize.js): diagrams go in sanitized, text as text.
 function showDiagrams(svgs) {
   $("graph").replaceChildren(...[].concat(svgs ?? []).map(cleanSvg));
+  $("graph").querySelectorAll(":scope > svg").forEach(readable);
 }
 
 function appendOutput(textContent, className) {
@@ -174,6 +197,7 @@ $("share").addEventListener("click", () => {
   $("link").value = link;
   $("link").select();
 });
+window.addEventListener("resize", () => $("graph").querySelectorAll(":scope > svg").forEach(readable));
 window.addEventListener("hashchange", () => {
   const code = codeFromHash(location.hash);
   if (code !== null) setCode(code);
