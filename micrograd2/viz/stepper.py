@@ -54,6 +54,15 @@ def _shipped(name: str) -> str:
     return resources.files("micrograd2.viz").joinpath(name).read_text(encoding="utf-8")
 
 
+def _style(inline: bool) -> str:
+    return f"<style>{_shipped('stepper.css')}</style>" if inline else \
+        '<link rel="stylesheet" href="stepper.css">'
+
+
+def _script(inline: bool) -> str:
+    return f"<script>{_shipped('stepper.js')}</script>" if inline else '<script src="stepper.js"></script>'
+
+
 # Graphviz colour names that CSS does not know
 _CSS_COLOURS = {"darkolivegreen1": "#caff70"}
 
@@ -310,10 +319,13 @@ def _shared(drawn: list[graphviz.Digraph], passes: list[list[int]]
 
 
 def stepper(trace: Tracer, path: str | os.PathLike[str], view: str = "autograd", rankdir: str = "LR",
-            show_saved: bool = False, title: str = "micrograd2: step through backward") -> str:
+            show_saved: bool = False, title: str = "micrograd2: step through backward",
+            inline: bool = True) -> str:
     """Write the step-through page of ``trace`` to ``path`` (one HTML file); return the path.
 
     ``view``, ``rankdir`` and ``show_saved`` are ``mg.draw``'s; ``title`` heads the page.
+    ``inline=False`` links the page's style and script (``stepper.css`` and ``stepper.js``,
+    shipped beside this module) instead of holding them: the playground serves them as files.
     """
     events = [e for e in trace.events if e.kind == "backward" and e.step is not None]
     steps, note = _kept([e.step for e in events if e.step is not None])
@@ -354,12 +366,12 @@ def stepper(trace: Tracer, path: str | os.PathLike[str], view: str = "autograd",
     page = (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-        f"<title>{html.escape(title)}</title><style>{_shipped('stepper.css')}</style></head><body>"
+        f"<title>{html.escape(title)}</title>{_style(inline)}</head><body>"
         f"<header><h1>{html.escape(title)}</h1>{_CONTROLS}</header>"
         + "".join(f'<p class="note">{html.escape(n)}</p>' for n in notes)
         + "\n".join(frames)
         + _stills_html(stills, extras, shared)
-        + f"<script>{_shipped('stepper.js')}</script></body></html>\n"
+        + _script(inline) + "</body></html>\n"
     )
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)

@@ -39,12 +39,20 @@ const runner = new Runner(status, (version) => {
   if ($("exercises").disabled) fillExercisesMenu();
 });
 
+// NOTE [The editor's shadow root]
+// CodeMirror writes its theme at run time: in a document, as <style> elements, which the page's
+// policy refuses (style-src 'self': no inline style, NOTE [The page's policy] in index.html); in a
+// shadow root, as constructed style sheets, which a policy does not govern.  So the editor lives
+// in #editor's shadow root, and its size is a theme, not a rule of style.css.
+const editorRoot = $("editor").attachShadow({ mode: "open" });
 const editor = new EditorView({
   doc: codeFromHash(location.hash) ?? BLOCKS,
-  parent: $("editor"),
+  parent: editorRoot,
+  root: editorRoot,
   extensions: [
     basicSetup,
     python(),
+    EditorView.theme({ "&": { height: "60vh", fontSize: "14px" } }),
     EditorView.lineWrapping,  // a half-width editor at 1024 px holds ~55 columns: wrap, never scroll
     Prec.highest(keymap.of([{ key: "Mod-Enter", run: () => { runEditor(); return true; } }])),
   ],

@@ -236,7 +236,8 @@ def stepper_page() -> str:
     if _last_trace is None:
         return ""
     path = "/tmp/playground_steps.html"
-    mg.viz.stepper(_last_trace, path, title="micrograd2 playground: step through backward")
+    mg.viz.stepper(_last_trace, path, title="micrograd2 playground: step through backward",
+                   inline=False)  # its style and script: this origin's files (src/sanitize.js)
     with open(path, encoding="utf-8") as page:
         return page.read()
 
