@@ -144,6 +144,36 @@ def test_a_run_streams_its_prints_narrates_and_draws_its_last_value(glue: Module
     assert "frame" in glue.stepper_page()
 
 
+def dot_renderer(source: str, fmt: str) -> str:
+    """viz.js's part, played by Graphviz's dot: SVG, and layouts as JSON (json0)."""
+    return mg.viz.render.run_dot([f"-T{fmt}"], source).decode("utf-8")
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="needs Graphviz's dot")
+def test_the_step_through_page_lays_each_pass_out_once_through_the_pages_renderer(
+    glue: ModuleType, tmp_path: Path,
+) -> None:
+    """The page's renderer (viz.js) answers json0 as well as SVG, so the step-through page is laid
+    out as in the terminal: one picture per pass, nodes in their places (NOTE [One layout per
+    pass]); its style and script are linked, for the page to give its own copies."""
+    glue.setup(dot_renderer)
+    source = (
+        "import micrograd2 as mg\nx = mg.Value(2.0, requires_grad=True, label='x')\n"
+        "(x * x * 3.25 + x).tanh().backward()\n"
+    )
+    assert json.loads(glue.run(source, lambda _: None))["error"] is None
+    page = glue.stepper_page()
+    data = json.loads(re.search(r'id="stills">(.*?)</script>', page, re.S).group(1))
+    assert len(data["passes"]) == 1 and len(data["frames"]) == 4 and None not in data["frames"]
+    assert len(re.findall(r'<svg (?!class="swatch")', page)) == 1  # one picture for the pass
+    assert '<link rel="stylesheet" href="stepper.css">' in page and "<style>" not in page
+    glue.setup(lambda source, fmt: dot_renderer(source, "svg"))  # a renderer of SVG only
+    assert json.loads(glue.run(source, lambda _: None))["error"] is None
+    alone = glue.stepper_page()  # still a page: each frame laid out alone
+    assert '"frames":[null,null,null,null]' in alone
+    assert len(re.findall(r'<svg (?!class="swatch")', alone)) == 4
+
+
 def test_an_error_shows_the_users_lines_only(glue: ModuleType) -> None:
     result = json.loads(glue.run("x = 1\n\ny = x / 0\n", lambda _: None))
     assert result["error"].splitlines()[1].strip() == 'File "<editor>", line 3, in <module>'
@@ -232,7 +262,8 @@ def test_the_page_declares_its_policy_and_serve_py_sends_it_to_every_file() -> N
     assert policy["default-src"] == ["'self'"] and policy["object-src"] == ["'none'"]
     assert policy["script-src"] == ["'self'", "'wasm-unsafe-eval'"]  # no inline script, no eval
     assert policy["worker-src"] == ["'self'"] and policy["base-uri"] == ["'none'"]
-    assert [k for k, v in policy.items() if "'unsafe-inline'" in v] == ["style-src"]
+    assert policy["style-src"] == ["'self'"]  # the step-through page's style is a file
+    assert [k for k, v in policy.items() if "'unsafe-inline'" in v] == []
     assert not any(s.startswith(("http", "data:", "blob:", "*")) for v in policy.values() for s in v)
     import urllib.request
 
@@ -492,11 +523,14 @@ def test_at_1024x768_choosing_a_lesson_brings_it_into_view_its_text_without_back
         driver.set_window_size(1400, 1000)
 
 
+# The editor's scroller (CodeMirror in #editor's shadow root, NOTE [The editor's shadow root]).
+EDITOR = "const s = document.getElementById('editor').shadowRoot.querySelector('.cm-scroller');"
+
+
 def assert_fits(driver: Any) -> None:
     """The editor's code needs no horizontal scrolling, the header is one row, the page no wider
     than the window."""
-    scroller = driver.execute_script(
-        "const s = document.querySelector('#editor .cm-scroller'); return [s.scrollWidth, s.clientWidth]")
+    scroller = driver.execute_script(EDITOR + "return [s.scrollWidth, s.clientWidth]")
     assert scroller[0] <= scroller[1], scroller
     tops = driver.execute_script(
         "return [...document.querySelectorAll('header > *')].filter((e) => !e.hidden)"
@@ -568,7 +602,7 @@ def test_a_shared_link_restores_the_code_and_ctrl_enter_runs_it(page: tuple[Any,
     fragment = base64.urlsafe_b64encode(source.encode()).decode().rstrip("=")
     open_page(driver, f"{server.origin}/#code={fragment}")
     assert driver.execute_script("return window.micrograd2.code") == source
-    driver.find_element(By.CSS_SELECTOR, "#editor .cm-content").click()
+    driver.find_element(By.ID, "editor").shadow_root.find_element(By.CSS_SELECTOR, ".cm-content").click()
     driver.switch_to.active_element.send_keys(Keys.CONTROL, Keys.ENTER)
     WebDriverWait(driver, WAIT_S).until(
         lambda d: d.find_element(By.ID, "output").text == "x²·∑ → é"
