@@ -1,7 +1,8 @@
 // The playground page: an editor, the output and graph panes, Stop, a share link, the lessons
 // menu, the exercises and the step-through view, all driving one worker (runner.js).  Tests and
 // other pages use `window.micrograd2`: {ready, run(source), stop()} (and runLesson(name),
-// stepper(), openExercise(id), checkExercise(id, source), requests()).
+// stepper(), openExercise(id), checkExercise(id, source), requests(), code (the editor's, to read
+// or set), defaultCode).
 import { python } from "@codemirror/lang-python";
 import { Prec } from "@codemirror/state";
 import { keymap } from "@codemirror/view";
@@ -185,7 +186,15 @@ async function fillLessonsMenu() {
 $("run").addEventListener("click", runEditor);
 $("stop").addEventListener("click", stop);
 $("steps").addEventListener("click", stepper);
-$("close-steps").addEventListener("click", () => { $("stepper").hidden = true; });
+// The step-through view covers the page: Close or Escape (in the page or in its frame) leaves it,
+// and the frame takes the keys once loaded (← → step).
+const closeSteps = (e) => { if (!e.key || e.key === "Escape") $("stepper").hidden = true; };
+$("close-steps").addEventListener("click", closeSteps);
+document.addEventListener("keydown", closeSteps);
+$("steps-frame").addEventListener("load", () => {
+  $("steps-frame").contentDocument?.addEventListener("keydown", closeSteps);
+  if (!$("stepper").hidden) $("steps-frame").focus();
+});
 $("exercises").addEventListener("change", (e) => {
   if (e.target.value) openExercise(e.target.value);
 });
@@ -227,5 +236,7 @@ window.micrograd2 = {
   checkExercise,
   requests,
   get code() { return editor.state.doc.toString(); },
+  set code(source) { setCode(source); },
+  defaultCode: BLOCKS,
   get timings() { return runner.timings; },
 };
