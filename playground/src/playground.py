@@ -166,7 +166,11 @@ def _captured(emit: Emit) -> Iterator[Stream]:
 def _execute(source: str, filename: str, namespace: dict[str, Any]) -> Any:
     """Run ``source``; return the value of its last line if that is an expression (else None)."""
     tree = ast.parse(source, filename)
-    last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+    last = tree.body[-1] if tree.body else None
+    if not isinstance(last, ast.Expr):
+        last = None
+    else:
+        tree.body.pop()
     exec(compile(tree, filename, "exec"), namespace)
     if last is None:
         return None
