@@ -65,10 +65,11 @@ function answer(id, message) {
   }
 }
 
-// pytest and its dependencies, from the page's own folder (NOTE [Wheels by URL]).
+// pytest and its dependencies, from the page's own folder (NOTE [Wheels by URL]), imported with
+// the grader before the first check's time limit starts (NOTE [Grading in the page]).
 function installTesting() {
   testing ??= py.loadPackage(manifest.exercises.map((w) => new URL(`wheels/${w}`, here).href),
-    { messageCallback: () => {} }).then(() => "");
+    { messageCallback: () => {} }).then(() => glue.prepare_grading());
   return testing;
 }
 
