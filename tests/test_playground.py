@@ -1008,6 +1008,9 @@ def test_graphvizs_own_output_and_the_step_through_frames_survive_the_sanitizer(
             "return [...document.scripts].map((s) => s.type || s.getAttribute('src'))"
         )
         assert scripts == ["application/json", "stepper.js"]  # its data and this origin's script
+        styles = driver.execute_script(
+            "return [...document.styleSheets].map((s) => s.href && s.href.split('/').pop())")
+        assert styles == ["stepper.css"]  # this origin's style, and no <style> element
         driver.find_element(By.ID, "next").click()
         assert "step 2 of 3" in driver.find_element(By.ID, "position").text
     finally:
