@@ -14,7 +14,7 @@ lessons: $(VENV)/.installed
 test: $(VENV)/.installed-test
 	$(PY) -m pytest -q
 
-# The playground's Python (its worker's module, its server, its wheel fetcher) is linted and typed too.
+# The playground's Python (its worker's module, server and wheel fetcher): linted and typed too.
 PLAYGROUND_PYTHON := playground/src/playground.py playground/serve.py playground/wheels.py
 
 lint: $(VENV)/.installed-test

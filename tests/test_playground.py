@@ -584,11 +584,12 @@ document.querySelectorAll('body *').forEach((el) => {
   const px = el instanceof SVGTextElement
     ? parseFloat(getComputedStyle(el).fontSize) * el.getScreenCTM().a
     : parseFloat(getComputedStyle(el).fontSize);
-  if (px < 10) small.push(`${el.tagName} ${el.textContent.trim().slice(0, 30)}: ${px.toFixed(1)} px`);
+  if (px < 10) small.push(`${el.tagName} ${el.textContent.trim().slice(0, 30)}: ${px.toFixed(1)}`);
 });
 const svgTexts = [...document.querySelectorAll('svg text')].filter((t) => t.getClientRects().length)
   .map((t) => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a);
-return {small, smallestSvg: Math.min(...svgTexts), sideways: document.documentElement.scrollWidth - innerWidth};
+return {small, smallestSvg: Math.min(...svgTexts),
+        sideways: document.documentElement.scrollWidth - innerWidth};
 """
 # A box of text lines: its lines (not empty) and the lines it is drawn on (distinct tops of the
 # text's boxes): equal when no line wraps.
@@ -597,7 +598,8 @@ const box = arguments[0];
 const lines = box.textContent.split('\\n').filter((l) => l.trim()).length;
 const range = document.createRange();
 range.selectNodeContents(box);
-const tops = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+const tops = new Set([...range.getClientRects()].filter((r) => r.width > 0)
+  .map((r) => Math.round(r.top)));
 return [lines, tops.size];
 """
 # The step-through frame shown: its position, each node's box in its picture, the narration's
@@ -617,8 +619,8 @@ return {position: document.getElementById('position').textContent, nodes,
 
 def viewport(driver: Any, width: int, height: int) -> None:
     """The page's viewport, exactly (a window's size includes its frame)."""
-    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                           {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+    metrics = {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False}
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
 
 
 def wait_for(driver: Any, condition: str, *args: Any) -> Any:
@@ -680,7 +682,7 @@ def test_the_layout_at_768_px_high_text_columns_and_step_through_measured(
         frames = step_through(driver)
         moved = max(abs(a - b) for f in frames for n, box in frames[0]["nodes"].items()
                     for a, b in zip(box, f["nodes"][n]))
-        assert [f["position"][:13] for f in frames] == ["step 1 of 3 (", "step 2 of 3 (", "step 3 of 3 ("]
+        assert [f["position"][:12] for f in frames] == [f"step {k} of 3 " for k in (1, 2, 3)]
         assert moved <= 0.05, f"nodes move {moved:.1f} px between frames"
         cut = [(f["narration"], f["height"], f["document"]) for f in frames
                if f["narration"] > f["height"] or f["document"] > f["height"]]

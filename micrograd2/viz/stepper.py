@@ -50,7 +50,8 @@ MIN_TEXT_PX = 10.5  # the graph is never shown smaller than this (its smallest t
 
 def _shipped(name: str) -> str:
     """A file of the page shipped beside this module: its script (stepper.js) and its style
-    (stepper.css), which the playground serves as files (its page allows no inline script or style)."""
+    (stepper.css), which the playground serves as files (its page allows no inline script or
+    style)."""
     return resources.files("micrograd2.viz").joinpath(name).read_text(encoding="utf-8")
 
 
@@ -60,7 +61,8 @@ def _style(inline: bool) -> str:
 
 
 def _script(inline: bool) -> str:
-    return f"<script>{_shipped('stepper.js')}</script>" if inline else '<script src="stepper.js"></script>'
+    return f"<script>{_shipped('stepper.js')}</script>" if inline else \
+        '<script src="stepper.js"></script>'
 
 
 # Graphviz colour names that CSS does not know

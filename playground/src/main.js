@@ -162,7 +162,7 @@ async function openExercise(id) {
 }
 
 // Grade `source` as exercise `id`; the table in the output pane.  `limitS`: a time limit other
-// than the exercise's (tests give a generous one, so that no verdict depends on the machine's load).
+// than the exercise's (tests give a generous one: no verdict depends on the machine's load).
 async function checkExercise(id, source, limitS = null) {
   $("output").replaceChildren();
   showDiagrams([]);  // the last run's graph is not the exercise's
@@ -215,7 +215,9 @@ $("share").addEventListener("click", () => {
   $("link").value = link;
   $("link").select();
 });
-window.addEventListener("resize", () => $("graph").querySelectorAll(":scope > svg").forEach(readable));
+window.addEventListener("resize", () => {
+  $("graph").querySelectorAll(":scope > svg").forEach(readable);
+});
 window.addEventListener("hashchange", () => {
   const code = codeFromHash(location.hash);
   if (code !== null) setCode(code);

@@ -582,8 +582,8 @@ def prepare_grading() -> str:
     empty = workspace / ".warm-up"  # an empty folder: pytest collects nothing there
     empty.mkdir(exist_ok=True)
     with _captured(lambda _: None):  # pytest's first session: its plugins found and loaded
-        pytest.main([str(empty), "-q", "--co", "-p", "no:cacheprovider", "-c", str(catalog.PYTEST_INI),
-                     "--rootdir", str(catalog.HERE), "-o", "addopts="])
+        pytest.main([str(empty), "-q", "--co", "-p", "no:cacheprovider", "-o", "addopts=",
+                     "-c", str(catalog.PYTEST_INI), "--rootdir", str(catalog.HERE)])
     return ""
 
 

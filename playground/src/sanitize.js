@@ -77,7 +77,8 @@ function cleanStills(text) {
 }
 
 // The step-through page's HTML (from the worker) as the frame's srcdoc: sanitized, with this
-// origin's copies of its script and style and its data rebuilt (NOTE [The worker's answers are untrusted]).
+// origin's copies of its script and style and its data rebuilt (NOTE [The worker's answers are
+// untrusted]).
 export function stepsPage(html) {
   const raw = new DOMParser().parseFromString(String(html), "text/html");  // inert: runs nothing
   const stills = cleanStills(raw.getElementById("stills")?.textContent ?? "");
