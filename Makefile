@@ -14,9 +14,12 @@ lessons: $(VENV)/.installed
 test: $(VENV)/.installed-test
 	$(PY) -m pytest -q
 
+# The playground's Python (its worker's module, server and wheel fetcher): linted and typed too.
+PLAYGROUND_PYTHON := playground/src/playground.py playground/serve.py playground/wheels.py
+
 lint: $(VENV)/.installed-test
-	$(VENV)/bin/ruff check micrograd2 lessons tests benchmarks docs tools teacher
-	$(VENV)/bin/mypy micrograd2 lessons
+	$(VENV)/bin/ruff check micrograd2 lessons tests benchmarks docs tools teacher playground
+	$(VENV)/bin/mypy micrograd2 lessons $(PLAYGROUND_PYTHON)
 	$(VENV)/bin/lint-imports
 
 # The benchmarks print their tables (bench_scalar: rows for both engine paths); they take minutes.

@@ -22,8 +22,10 @@ function copyStatic() {
   for (const name of ["index.html", "style.css", "playground.py"]) {
     copyFileSync(join(here, "src", name), join(out, name));
   }
-  // the step-through page's script, loaded by the page's frame (src/sanitize.js)
-  copyFileSync(join(here, "..", "micrograd2", "viz", "stepper.js"), join(out, "stepper.js"));
+  // the step-through page's script and style, loaded by the page's frame (src/sanitize.js)
+  for (const name of ["stepper.js", "stepper.css"]) {
+    copyFileSync(join(here, "..", "micrograd2", "viz", name), join(out, name));
+  }
   for (const name of PYODIDE_FILES) {
     copyFileSync(join(modules, "pyodide", name), join(out, "pyodide", name));
   }

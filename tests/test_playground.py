@@ -40,6 +40,11 @@ CHROMEDRIVER = shutil.which("chromedriver") or (
     "/usr/bin/chromedriver" if os.path.exists("/usr/bin/chromedriver") else None
 )
 WAIT_S = 180  # the longest a page's script may take (a cold Pyodide start on a busy 2-core machine)
+# The time limit the tests give an exercise they grade (its own is 2 × its CPU limit + 2 s of wall
+# clock, 10 s for U0.1, of which a first check takes 1.5-1.8 s on a quiet 2-core machine): a
+# verdict that does not depend on the machine's load.  The limit itself is tested with an endless
+# loop, which passes any limit.
+GRADE_LIMIT_S = WAIT_S - 30
 
 
 def load_module(name: str, path: Path) -> ModuleType:
@@ -125,7 +130,7 @@ def glue() -> Iterator[ModuleType]:
     """playground/src/playground.py, with diagrams drawn by a stand-in renderer."""
     module = load_module("playground", PLAYGROUND / "src" / "playground.py")
     before = mg.viz.set_renderer(None)
-    module.setup(lambda source: f"<svg>{len(source)}</svg>")
+    module.setup(lambda source, fmt: f"<svg>{len(source)}</svg>")
     yield module
     mg.viz.set_renderer(before)
     sys.modules.pop("playground", None)
@@ -142,6 +147,36 @@ def test_a_run_streams_its_prints_narrates_and_draws_its_last_value(glue: Module
     assert "What autograd did" in result["output"] and "MulBackward0" in result["output"]
     assert len(result["svgs"]) == 2  # show(z), then the last line's value
     assert "frame" in glue.stepper_page()
+
+
+def dot_renderer(source: str, fmt: str) -> str:
+    """viz.js's part, played by Graphviz's dot: SVG, and layouts as JSON (json0)."""
+    return mg.viz.render.run_dot([f"-T{fmt}"], source).decode("utf-8")
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="needs Graphviz's dot")
+def test_the_step_through_page_lays_each_pass_out_once_through_the_pages_renderer(
+    glue: ModuleType, tmp_path: Path,
+) -> None:
+    """The page's renderer (viz.js) answers json0 as well as SVG, so the step-through page is laid
+    out as in the terminal: one picture per pass, nodes in their places (NOTE [One layout per
+    pass]); its style and script are linked, for the page to give its own copies."""
+    glue.setup(dot_renderer)
+    source = (
+        "import micrograd2 as mg\nx = mg.Value(2.0, requires_grad=True, label='x')\n"
+        "(x * x * 3.25 + x).tanh().backward()\n"
+    )
+    assert json.loads(glue.run(source, lambda _: None))["error"] is None
+    page = glue.stepper_page()
+    data = json.loads(re.search(r'id="stills">(.*?)</script>', page, re.S).group(1))
+    assert len(data["passes"]) == 1 and len(data["frames"]) == 4 and None not in data["frames"]
+    assert len(re.findall(r'<svg (?!class="swatch")', page)) == 1  # one picture for the pass
+    assert '<link rel="stylesheet" href="stepper.css">' in page and "<style>" not in page
+    glue.setup(lambda source, fmt: dot_renderer(source, "svg"))  # a renderer of SVG only
+    assert json.loads(glue.run(source, lambda _: None))["error"] is None
+    alone = glue.stepper_page()  # still a page: each frame laid out alone
+    assert '"frames":[null,null,null,null]' in alone
+    assert len(re.findall(r'<svg (?!class="swatch")', alone)) == 4
 
 
 def test_an_error_shows_the_users_lines_only(glue: ModuleType) -> None:
@@ -232,7 +267,8 @@ def test_the_page_declares_its_policy_and_serve_py_sends_it_to_every_file() -> N
     assert policy["default-src"] == ["'self'"] and policy["object-src"] == ["'none'"]
     assert policy["script-src"] == ["'self'", "'wasm-unsafe-eval'"]  # no inline script, no eval
     assert policy["worker-src"] == ["'self'"] and policy["base-uri"] == ["'none'"]
-    assert [k for k, v in policy.items() if "'unsafe-inline'" in v] == ["style-src"]
+    assert policy["style-src"] == ["'self'"]  # the step-through page's style is a file
+    assert [k for k, v in policy.items() if "'unsafe-inline'" in v] == []
     assert not any(s.startswith(("http", "data:", "blob:", "*")) for v in policy.values() for s in v)
     import urllib.request
 
@@ -383,6 +419,15 @@ def page(built: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tupl
         server.close()
 
 
+def leave_steps(driver: Any) -> None:
+    """Back from the step-through frame to the page, the view closed (it covers the page)."""
+    driver.switch_to.default_content()
+    driver.execute_script("document.getElementById('close-steps').click()")
+
+
+# Run the default code (blocks 1-2), whatever an earlier test left in the editor.
+RUN_DEFAULT = "window.micrograd2.run(window.micrograd2.code = window.micrograd2.defaultCode)"
+
 BLOCK_2_STEPS = (
     "backward pass 1 from z = 23.0 (SumBackward0), seed gradient 1.0",
     "step 1   SumBackward0",
@@ -396,7 +441,7 @@ BLOCK_2_STEPS = (
 @pytest.mark.slow
 def test_block_2_prints_its_narration_and_draws_one_svg(page: tuple[Any, Server]) -> None:
     driver, _ = page
-    result = call(driver, "window.micrograd2.run(window.micrograd2.code)")
+    result = call(driver, RUN_DEFAULT)
     assert result["error"] is None, result["error"]
     assert result["output"].startswith("x grads: [4.0, 5.0]  w grads: [2.0, 3.0]\n")
     for line in BLOCK_2_STEPS:
@@ -423,7 +468,7 @@ def test_the_step_through_view_shows_the_last_runs_pass(page: tuple[Any, Server]
     from selenium.webdriver.common.keys import Keys
 
     driver, _ = page
-    call(driver, "window.micrograd2.run(window.micrograd2.code)")
+    call(driver, RUN_DEFAULT)
     html = call(driver, "window.micrograd2.stepper()")
     assert html.count('class="frame') == 3
     driver.switch_to.frame(driver.find_element(By.ID, "steps-frame"))
@@ -437,7 +482,7 @@ def test_the_step_through_view_shows_the_last_runs_pass(page: tuple[Any, Server]
         )  # the stepper's keys work here too
         assert frames[2].is_displayed() and not frames[1].is_displayed()
     finally:
-        driver.switch_to.default_content()
+        leave_steps(driver)
 
 
 @pytest.mark.browser
@@ -473,12 +518,11 @@ def test_at_1024x768_choosing_a_lesson_brings_it_into_view_its_text_without_back
     driver.set_window_size(1024, 768)
     try:
         driver.execute_script("window.scrollTo(0, 0)")
-        call(driver, "(async () => { const menu = document.getElementById('lessons');"
-                     " menu.value = '07_engineering_rules';"
-                     " menu.dispatchEvent(new Event('change'));"
-                     " while (!document.querySelector('#lesson .run-all'))"
-                     "   await new Promise((r) => setTimeout(r, 50)); })()")
-        call(driver, "new Promise((r) => setTimeout(r, 300))")
+        driver.execute_script("const menu = document.getElementById('lessons');"
+                              " menu.value = '07_engineering_rules';"
+                              " menu.dispatchEvent(new Event('change'));")
+        wait_for(driver, "return document.getElementById('lesson').dataset.lesson === arguments[0]",
+                 "07_engineering_rules")  # opened, and (in the same task) scrolled to
         top = driver.execute_script(
             "return document.getElementById('lesson').getBoundingClientRect().top")
         assert 0 <= top < driver.execute_script("return window.innerHeight") / 2, top
@@ -492,11 +536,14 @@ def test_at_1024x768_choosing_a_lesson_brings_it_into_view_its_text_without_back
         driver.set_window_size(1400, 1000)
 
 
+# The editor's scroller (CodeMirror in #editor's shadow root, NOTE [The editor's shadow root]).
+EDITOR = "const s = document.getElementById('editor').shadowRoot.querySelector('.cm-scroller');"
+
+
 def assert_fits(driver: Any) -> None:
     """The editor's code needs no horizontal scrolling, the header is one row, the page no wider
     than the window."""
-    scroller = driver.execute_script(
-        "const s = document.querySelector('#editor .cm-scroller'); return [s.scrollWidth, s.clientWidth]")
+    scroller = driver.execute_script(EDITOR + "return [s.scrollWidth, s.clientWidth]")
     assert scroller[0] <= scroller[1], scroller
     tops = driver.execute_script(
         "return [...document.querySelectorAll('header > *')].filter((e) => !e.hidden)"
@@ -517,12 +564,147 @@ def test_at_768_px_high_the_default_code_needs_no_horizontal_scrolling_and_the_h
     driver, _ = page
     driver.set_window_size(width, 768)
     try:
-        call(driver, "window.micrograd2.run(window.micrograd2.code)")  # menus filled, status long
+        call(driver, RUN_DEFAULT)  # menus filled, status long
         assert_fits(driver)
         call(driver, "window.micrograd2.openExercise(args[0])", first_exercise(driver))
         assert_fits(driver)  # an exercise's stub, and the header with its Check button
     finally:
         driver.set_window_size(1400, 1000)
+
+
+# What the page shows, measured in the document it runs in (the page, or the step-through frame):
+# every text's size in CSS pixels (SVG text scaled as drawn), the page's sideways overflow, and
+# for each box of column text (#output, the narration) its lines and the lines it is drawn on.
+TEXTS = """
+const small = [];
+document.querySelectorAll('body *').forEach((el) => {
+  if (el.getClientRects().length === 0 || el.closest('[hidden]')) return;
+  const own = [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
+  if (!own) return;
+  const px = el instanceof SVGTextElement
+    ? parseFloat(getComputedStyle(el).fontSize) * el.getScreenCTM().a
+    : parseFloat(getComputedStyle(el).fontSize);
+  if (px < 10) small.push(`${el.tagName} ${el.textContent.trim().slice(0, 30)}: ${px.toFixed(1)}`);
+});
+const svgTexts = [...document.querySelectorAll('svg text')].filter((t) => t.getClientRects().length)
+  .map((t) => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a);
+return {small, smallestSvg: Math.min(...svgTexts),
+        sideways: document.documentElement.scrollWidth - innerWidth};
+"""
+# A box of text lines: its lines (not empty) and the lines it is drawn on (distinct tops of the
+# text's boxes): equal when no line wraps.
+LINES = """
+const box = arguments[0];
+const lines = box.textContent.split('\\n').filter((l) => l.trim()).length;
+const range = document.createRange();
+range.selectNodeContents(box);
+const tops = new Set([...range.getClientRects()].filter((r) => r.width > 0)
+  .map((r) => Math.round(r.top)));
+return [lines, tops.size];
+"""
+# The step-through frame shown: its position, each node's box in its picture, the narration's
+# bottom, the frame's height and its document's.
+STEP = """
+const f = [...document.querySelectorAll('.frame')].find((f) => !f.hidden);
+const svg = f.querySelector('.graph svg'), o = svg.getBoundingClientRect(), nodes = {};
+svg.querySelectorAll('g.node').forEach((g) => {
+  const r = g.querySelector('polygon, ellipse').getBoundingClientRect();
+  nodes[g.querySelector('title').textContent] = [r.left - o.left, r.top - o.top, r.width, r.height];
+});
+return {position: document.getElementById('position').textContent, nodes,
+        narration: f.querySelector('.narration').getBoundingClientRect().bottom,
+        height: innerHeight, document: document.documentElement.scrollHeight};
+"""
+
+
+def viewport(driver: Any, width: int, height: int) -> None:
+    """The page's viewport, exactly (a window's size includes its frame)."""
+    metrics = {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False}
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
+
+
+def wait_for(driver: Any, condition: str, *args: Any) -> Any:
+    """Wait (up to WAIT_S, however busy the machine) until the script ``condition`` is true."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, WAIT_S, poll_frequency=0.1).until(
+        lambda d: d.execute_script(condition, *args))
+
+
+def step_through(driver: Any) -> list[dict[str, Any]]:
+    """Open the step-through view of the last run and walk its frames: STEP in each."""
+    from selenium.webdriver.common.by import By
+
+    call(driver, "window.micrograd2.stepper()")
+    driver.switch_to.frame(driver.find_element(By.ID, "steps-frame"))
+    try:
+        wait_for(driver, "return document.readyState === 'complete' && !!document.querySelector("
+                         "'.frame:not([hidden]) .graph svg') && document.styleSheets.length > 0")
+        seen = [driver.execute_script(STEP)]
+        count = len(driver.find_elements(By.CSS_SELECTOR, ".frame"))
+        for k in range(2, count + 1):
+            driver.find_element(By.ID, "next").click()
+            wait_for(driver, "return document.getElementById('position').textContent"
+                             ".startsWith(arguments[0])", f"step {k} of ")
+            seen.append(driver.execute_script(STEP))
+        texts = driver.execute_script(TEXTS)
+        assert texts["small"] == [] and texts["sideways"] <= 0, texts
+        seen[0]["texts"] = texts
+    finally:
+        driver.switch_to.default_content()
+    return seen
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+@pytest.mark.parametrize("width", [1024, 1366])
+def test_the_layout_at_768_px_high_text_columns_and_step_through_measured(
+    page: tuple[Any, Server], width: int,
+) -> None:
+    """At 1024x768 and 1366x768: the default code needs no sideways scrolling; no text is under
+    10 px (the graph, the step-through page); the narration and the grader's table are drawn one
+    line per line (no column wraps); in the step-through view the nodes keep their places from
+    frame to frame, its narration is not cut, and only its frame scrolls, not the page behind it.
+    Prints what it measured (``-s`` shows it)."""
+    from selenium.webdriver.common.by import By
+
+    driver, _ = page
+    viewport(driver, width, 768)
+    try:
+        assert driver.execute_script("return [innerWidth, innerHeight]") == [width, 768]
+        call(driver, RUN_DEFAULT)
+        editor = driver.execute_script(EDITOR + "return [s.scrollWidth, s.clientWidth]")
+        assert editor[0] <= editor[1], f"the default code scrolls sideways: {editor}"
+        texts = driver.execute_script(TEXTS)
+        assert texts["small"] == [] and texts["sideways"] <= 0, texts
+        narration = driver.execute_script(LINES, driver.find_element(By.ID, "output"))
+        assert narration[0] == narration[1] >= 15, f"lines and the lines drawn: {narration}"
+        frames = step_through(driver)
+        moved = max(abs(a - b) for f in frames for n, box in frames[0]["nodes"].items()
+                    for a, b in zip(box, f["nodes"][n]))
+        assert [f["position"][:12] for f in frames] == [f"step {k} of 3 " for k in (1, 2, 3)]
+        assert moved <= 0.05, f"nodes move {moved:.1f} px between frames"
+        cut = [(f["narration"], f["height"], f["document"]) for f in frames
+               if f["narration"] > f["height"] or f["document"] > f["height"]]
+        assert cut == [], f"the narration is cut (its bottom, the frame's height, its page's): {cut}"
+        behind = driver.execute_script(
+            "return [getComputedStyle(document.body).overflowY, document.getElementById('steps-frame')"
+            ".getBoundingClientRect().bottom, innerHeight]")
+        assert behind[0] == "hidden" and behind[1] <= behind[2], behind  # one scroller: the frame's
+        leave_steps(driver)
+        key = first_exercise(driver)
+        graded = call(driver, "window.micrograd2.checkExercise(args[0], args[1], args[2])", key,
+                      call(driver, "window.micrograd2.openExercise(args[0])", key), GRADE_LIMIT_S)
+        table = driver.execute_script(LINES, driver.find_element(By.ID, "output"))
+        assert graded["status"] == "failed" and table[0] == table[1], table
+        print(f"\nplayground at {width}x768: editor {editor[1]} px wide, its code not scrolled; "
+              f"smallest graph text {texts['smallestSvg']:.1f} px, step-through "
+              f"{frames[0]['texts']['smallestSvg']:.1f} px; narration {narration[0]} lines drawn on "
+              f"{narration[1]}, the grader's {table[0]} on {table[1]}; step-through: "
+              f"{len(frames)} frames, nodes moved {moved:.2f} px, narration bottom "
+              f"{max(f['narration'] for f in frames):.0f} of {frames[0]['height']} px")
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
 
 def start_endless_loop(driver: Any) -> None:
@@ -568,7 +750,7 @@ def test_a_shared_link_restores_the_code_and_ctrl_enter_runs_it(page: tuple[Any,
     fragment = base64.urlsafe_b64encode(source.encode()).decode().rstrip("=")
     open_page(driver, f"{server.origin}/#code={fragment}")
     assert driver.execute_script("return window.micrograd2.code") == source
-    driver.find_element(By.CSS_SELECTOR, "#editor .cm-content").click()
+    driver.find_element(By.ID, "editor").shadow_root.find_element(By.CSS_SELECTOR, ".cm-content").click()
     driver.switch_to.active_element.send_keys(Keys.CONTROL, Keys.ENTER)
     WebDriverWait(driver, WAIT_S).until(
         lambda d: d.find_element(By.ID, "output").text == "x²·∑ → é"
@@ -597,11 +779,13 @@ def test_an_exercise_stub_is_graded_with_the_check_commands_table(page: tuple[An
     key = first_exercise(driver)
     stub = call(driver, "window.micrograd2.openExercise(args[0])", key)
     assert "NotImplementedError" in stub  # the stub is in the editor
-    graded = call(driver, "window.micrograd2.checkExercise(args[0], window.micrograd2.code)", key)
+    graded = call(driver, "window.micrograd2.checkExercise(args[0], window.micrograd2.code, args[1])",
+                  key, GRADE_LIMIT_S)
     assert graded["status"] == "failed", graded["output"]
     assert "add -v" not in graded["output"]  # the page takes no options: every failing test is listed
     assert call(driver, "window.micrograd2.run('import micrograd2 as mg\\nmg.Value(2.0) * 3')")["svgs"]
-    again = call(driver, "window.micrograd2.checkExercise(args[0], args[1])", key, stub)
+    again = call(driver, "window.micrograd2.checkExercise(args[0], args[1], args[2])", key, stub,
+                 GRADE_LIMIT_S)
     assert again["status"] == "failed"
     assert driver.execute_script("return document.querySelectorAll('#graph svg').length") == 0  # not the run's
     lines = graded["output"].splitlines()
@@ -701,9 +885,31 @@ HOSTILE = "</script><script>" + PWN + "</script>" + IMG  # a label, a lesson's p
 RESTORE = "import importlib, playground\nimportlib.reload(playground)\n"  # its functions back
 WATCH = (  # runs in every document the page opens (the step-through frame too), before its scripts
     "window.violations = [];"
-    "document.addEventListener('securitypolicyviolation',"
-    " (e) => window.violations.push(e.violatedDirective + ' ' + e.blockedURI));"
+    "document.addEventListener('securitypolicyviolation', (e) => window.violations.push("
+    "[e.violatedDirective + ' ' + e.blockedURI, e.sourceFile, e.lineNumber, e.columnNumber]));"
 )
+# NOTE [Reports of an inert parse]: Chromium (156) reports a handler attribute as a violation of
+# script-src-attr as soon as it is parsed, even in a document that can run nothing: the one
+# DOMParser makes for DOMPurify to sanitize in (the attack is parsed there, then removed).  Those
+# reports are the sanitizer at work, not the policy stopping an attack: they are told apart by
+# where they come from, the parseFromString call in the page's bundle.
+HANDLERS = (  # elements of the live document with a handler attribute or a javascript: link
+    "return [...document.querySelectorAll('*')].filter((e) => [...e.attributes].some((a) =>"
+    " /^on/i.test(a.name) || /^\\s*javascript:/i.test(a.value))).map((e) => e.outerHTML)"
+)
+
+
+def violations(driver: Any) -> list[str]:
+    """The policy's reports in the document shown, but those of an inert parse (NOTE [Reports of
+    an inert parse]): ``directive blocked-URI`` each."""
+    lines = (BUILT / "main.js").read_text(encoding="utf-8").split("\n")
+
+    def parsing(source: str, line: int, column: int) -> bool:
+        return (source.endswith("/main.js") and 0 < line <= len(lines)
+                and lines[line - 1][column - 1:].startswith("parseFromString("))
+
+    found = driver.execute_script("return window.violations || []")
+    return [what for what, *where in found if not parsing(*where)]
 
 
 @pytest.fixture(scope="module")
@@ -720,19 +926,22 @@ def watched(page: tuple[Any, Server]) -> tuple[Any, Server]:
     driver.get(f"{server.origin}/#code={fragment}")
     WebDriverWait(driver, WAIT_S).until(lambda d: d.execute_script("return !!window.micrograd2"))
     call(driver, "window.micrograd2.ready")
-    assert driver.execute_script("return [window.pwned, window.violations]") == [None, []]
+    assert driver.execute_script("return window.pwned") is None and violations(driver) == []
     return driver, server
 
 
 def no_script_ran(driver: Any) -> None:
-    """Nothing an attack ran: no count in the page or its frame, and no violation of the policy
-    (the sanitizer stopped each attack before the policy had to)."""
+    """Nothing an attack ran: no count in the page or its frame, no handler or javascript: link
+    in them, and no violation of the policy (the sanitizer stopped each attack before the policy
+    had to)."""
     from selenium.webdriver.common.by import By
 
-    assert driver.execute_script("return [window.pwned, window.violations]") == [None, []]
+    assert driver.execute_script("return window.pwned") is None
+    assert violations(driver) == [] and driver.execute_script(HANDLERS) == []
     driver.switch_to.frame(driver.find_element(By.ID, "steps-frame"))
     try:
-        assert driver.execute_script("return [window.pwned, window.violations || []]") == [None, []]
+        assert driver.execute_script("return window.pwned") is None
+        assert violations(driver) == [] and driver.execute_script(HANDLERS) == []
     finally:
         driver.switch_to.default_content()
 
@@ -801,10 +1010,13 @@ def test_graphvizs_own_output_and_the_step_through_frames_survive_the_sanitizer(
             "return [...document.scripts].map((s) => s.type || s.getAttribute('src'))"
         )
         assert scripts == ["application/json", "stepper.js"]  # its data and this origin's script
+        styles = driver.execute_script(
+            "return [...document.styleSheets].map((s) => s.href && s.href.split('/').pop())")
+        assert styles == ["stepper.css"]  # this origin's style, and no <style> element
         driver.find_element(By.ID, "next").click()
         assert "step 2 of 3" in driver.find_element(By.ID, "position").text
     finally:
-        driver.switch_to.default_content()
+        leave_steps(driver)
     no_script_ran(driver)
 
 
@@ -840,7 +1052,7 @@ def test_a_step_through_page_from_the_worker_is_sanitized(watched: tuple[Any, Se
         assert found == [0, ["application/json", "stepper.js"]]
         driver.find_element(By.ID, "prev").click()
     finally:
-        driver.switch_to.default_content()
+        leave_steps(driver)
     no_script_ran(driver)
 
 
@@ -872,9 +1084,10 @@ def test_lesson_text_errors_and_the_graders_table_are_shown_as_text(
     key = first_exercise(driver)
     graded = call(
         driver,
-        "window.micrograd2.checkExercise(args[0], args[1])",
+        "window.micrograd2.checkExercise(args[0], args[1], args[2])",
         key,
         f"raise RuntimeError({HOSTILE!r})\n",
+        GRADE_LIMIT_S,
     )
     assert graded["status"] != "passed" and driver.find_elements(By.CSS_SELECTOR, "#output img") == []
     error = call(driver, "window.micrograd2.run(args[0])", f"raise ValueError({HOSTILE!r})")
@@ -889,12 +1102,13 @@ def test_the_policy_stops_what_the_sanitizer_would_let_through(watched: tuple[An
     policy is enforced twice here: the page's ``<meta>`` and serve.py's header)."""
     driver, _ = watched
     markup = f'{IMG}<a id="evil" href="javascript:{PWN}">x</a>'
+    before = driver.execute_script("return window.violations.length")
     driver.execute_script(
         "const box = document.createElement('div'); box.innerHTML = arguments[0];"
         "document.body.append(box); document.getElementById('evil').click();",
         markup,
     )
-    call(driver, "new Promise((done) => setTimeout(done, 500))")
-    pwned, violations = driver.execute_script("return [window.pwned, window.violations]")
-    assert pwned is None  # the handler and the link, each stopped by both copies of the policy:
-    assert sorted(violations) == ["script-src-attr inline"] * 2 + ["script-src-elem inline"] * 2
+    wait_for(driver, "return window.violations.length >= arguments[0]", before + 4)
+    assert driver.execute_script("return window.pwned") is None  # the handler and the link,
+    # each stopped by both copies of the policy:
+    assert sorted(violations(driver)) == ["script-src-attr inline"] * 2 + ["script-src-elem inline"] * 2

@@ -53,6 +53,11 @@ def frames(page: str) -> list[tuple[str, str]]:
     return re.findall(r'<section class="frame" data-step="(\d+)"[^>]*>(.*?)</section>', page, re.S)
 
 
+def graph_pictures(page: str) -> int:
+    """How many SVG pictures of a graph ``page`` holds (the legends' swatches are SVG too)."""
+    return len(re.findall(r'<svg (?!class="swatch")', page))
+
+
 def pictures(page: str) -> list[str | None]:
     """Each frame's SVG as the page's script shows it (NOTE [One picture per pass]): its own, or
     its pass's picture with the contents of the nodes and edges the frame changes swapped in;
@@ -64,10 +69,10 @@ def pictures(page: str) -> list[str | None]:
     shown: list[str | None] = []
     for i, ((_, body), d) in enumerate(zip(frames(page), data["frames"], strict=True)):
         if d is None:
-            own = re.search(r"<svg\b.*?</svg>", body, re.S)
-            shown.append(own.group(0) if own else None)
+            own = re.search(r'<div class="graph">(<svg\b.*?</svg>)', body, re.S)
+            shown.append(own.group(1) if own else None)
             continue
-        assert "<svg" not in body
+        assert '<div class="graph"></div>' in body  # the script moves the pass's picture in
         chain, k = [], i
         while k >= 0:
             chain.append(data["frames"][k][2])
@@ -134,7 +139,7 @@ def test_every_frame_draws_each_node_at_the_same_place_and_size(tmp_path: Path, 
     page = Path(stepper(tanh_trace(), tmp_path / "tanh.html", view=view)).read_text()
     found = frames(page)
     shown = pictures(page)
-    assert len(shown) == 4 and page.count("<svg") == 1  # one picture for the pass
+    assert len(shown) == 4 and graph_pictures(page) == 1  # one picture for the pass
     assert "grad None" in shown[0] and "grad None" not in shown[-1]  # the leaf's text grows
     assert all(re.search(r'<text [^>]*fill="red"[^>]*>grad ', p) for p in shown[:-1])  # on edges
     # a box's text is centred in it, so it stays too; the value view's record (label | data | grad)
@@ -181,7 +186,7 @@ def test_a_pass_whose_pictures_differ_elsewhere_gets_a_picture_per_frame_at_its_
     monkeypatch.setattr(importlib.import_module("micrograd2.viz.stepper"), "_pieces",
                         lambda p, sheets, forms: None)
     page = Path(stepper(tanh_trace(), tmp_path / "p.html")).read_text()
-    assert page.count("<svg") == 4 and '"frames":[null,null,null,null]' in page
+    assert graph_pictures(page) == 4 and '"frames":[null,null,null,null]' in page
     assert ([without_ids(svg) for svg in pictures(page)]
             == [without_ids(svg) for svg in drawn_alone(tanh_trace(), "autograd")])
 
@@ -202,7 +207,7 @@ def test_a_hundred_step_page_is_small_and_its_frames_show_the_grads_of_their_ste
     page = Path(stepper(t, tmp_path / "mlp.html")).read_text()
     assert len(page.encode()) < 3_000_000  # one picture per pass (each frame its own: 49 MB)
     found, shown = frames(page), pictures(page)
-    assert len(found) >= 100 and page.count("<svg") == 1
+    assert len(found) >= 100 and graph_pictures(page) == 1
     leaves = {n.label: n for n in from_pass(t, 1, False).nodes.values() if n.is_leaf}
     for label in ("l2.n0.w[0]", "l0.n0.w[0]", "l0.n0.b"):  # last layer first, then the first
         box = re.compile(rf"<title>{re.escape(leaves[label].id)} leaf</title>.*?</g>", re.S)  # its box
@@ -220,8 +225,11 @@ def test_each_frame_has_a_legend_of_what_it_shows_and_says_which_way_arrows_poin
     page = Path(stepper(block2_trace(), tmp_path / "block2.html")).read_text()
     for step, body in frames(page):
         legend = re.search(r'<ul class="legend">(.*?)</ul>', body).group(1)
-        entries = re.findall(r"</span>([^<]+)</li>", legend)
+        entries = re.findall(r"</svg>([^<]+)</li>", legend)
         assert entries == ["leaf that requires grad", "grad_fn node", "output", f"visited at step {step}"]
+        fills = re.findall(r'<svg class="swatch"[^>]*><rect [^>]*fill="([^"]+)" stroke="([^"]+)"', legend)
+        assert fills == [("lightblue", "#555"), ("lightgrey", "#555"), ("#caff70", "#555"),
+                         ("lightgrey", "red")]  # Graphviz's colours, darkolivegreen1 as CSS knows it
         assert "<li>arrows: gradients, output → leaves</li>" in legend
         assert "constant" not in legend and "saved for backward" not in legend
     with mg.trace() as t:
@@ -234,8 +242,26 @@ def test_each_frame_has_a_legend_of_what_it_shows_and_says_which_way_arrows_poin
 
 def test_narration_lines_wrap_with_a_hanging_indent(tmp_path: Path) -> None:
     page = Path(stepper(block2_trace(), tmp_path / "block2.html")).read_text()
-    assert '<div class="line" style="padding-left: 10ch">→ x[1]: 1.0 × w[1] (5.0) = 5.0</div>' in page
-    assert ".narration .line { white-space: pre-wrap; text-indent: -2ch; }" in page
+    assert ('<div class="line"><span class="indent">' + " " * 8 + '</span><span class="text">'
+            "→ x[1]: 1.0 × w[1] (5.0) = 5.0</span></div>") in page
+    assert ".narration .text { white-space: pre-wrap; padding-left: 2ch; text-indent: -2ch;" in page
+
+
+def test_the_style_and_script_are_package_files_inline_or_linked(tmp_path: Path) -> None:
+    """stepper.css and stepper.js ship with the package; the page holds them, or with
+    ``inline=False`` links them (the playground, whose policy allows no inline style or script).
+    No element has a style attribute: the legend's swatches are SVG, the indents are CSS."""
+    viz = Path(mg.viz.__file__).parent
+    css, js = ((viz / name).read_text(encoding="utf-8") for name in ("stepper.css", "stepper.js"))
+    page = Path(stepper(block2_trace(), tmp_path / "inline.html")).read_text()
+    assert f"<style>{css}</style>" in page and f"<script>{js}</script>" in page
+    linked = Path(stepper(block2_trace(), tmp_path / "linked.html", inline=False)).read_text()
+    assert "<style>" not in linked and css not in linked and js not in linked
+    assert '<link rel="stylesheet" href="stepper.css">' in linked
+    assert '<script src="stepper.js"></script>' in linked
+    for text in (page, linked):
+        assert re.search(r"\sstyle=", text) is None
+        assert '<svg class="swatch"' in text  # the legend's colours: fill attributes
 
 
 def test_without_dot_frames_show_the_dot_source_and_say_how_to_install(tmp_path: Path,
@@ -247,7 +273,7 @@ def test_without_dot_frames_show_the_dot_source_and_say_how_to_install(tmp_path:
     assert [w.category for w in caught] == [GraphvizMissingWarning]
     assert "apt-get install graphviz" in page and "brew install graphviz" in page
     for _, body in frames(page):
-        assert '<pre class="dot">digraph step' in body and "<svg" not in body
+        assert '<pre class="dot">digraph step' in body and graph_pictures(body) == 0
 
 
 def test_past_max_frames_the_first_and_last_are_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -50,7 +50,9 @@ Renderer = Callable[[str, str, float], Union[bytes, str]]
 # ``GraphvizTimeout(timeout_message(source))`` past it; a renderer that cannot be stopped from
 # inside (viz.js runs synchronously) is checked afterwards, and its caller stops it from outside
 # (the playground restarts its worker).  Everything that draws goes through ``_lay_out``, so
-# ``render_file``, ``svg``, ``svgs``, Jupyter's picture and the step-through page all use it.
+# ``render_file``, ``svg``, ``svgs``, Jupyter's picture and the step-through page all use it.  The
+# step-through page also asks for ``json0`` (Graphviz's layout as JSON, through ``texts``) to lay
+# each pass out once; a renderer that cannot answer it makes a page laid out frame by frame.
 _renderer: Renderer | None = None
 
 
@@ -143,6 +145,15 @@ def render_file(digraph: graphviz.Digraph, path: str | os.PathLike[str]) -> str:
         return str(fallback)
     target.write_bytes(_lay_out(FORMATS[suffix], digraph.source))
     return str(target)
+
+
+def texts(fmt: str, digraphs: Sequence[Any]) -> str:
+    """What Graphviz writes in the text format ``fmt`` (``json0``: the layout) for each diagram, one
+    after the other: one ``dot`` run for all of them, or one call each of the plugged-in renderer
+    (the step-through page lays its passes out by it, NOTE [One layout per pass] in stepper.py)."""
+    if _renderer is not None:
+        return "\n".join(_lay_out(fmt, g.source).decode("utf-8") for g in digraphs)
+    return run_dot([f"-T{fmt}"], "\n".join(g.source for g in digraphs)).decode("utf-8")
 
 
 def svg(digraph: graphviz.Digraph) -> str | None:

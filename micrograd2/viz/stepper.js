@@ -4,7 +4,7 @@
 // inline script).  What it reads: the frames, the pictures, and the JSON of #stills.
 (function () {
   var stills = JSON.parse(document.getElementById('stills').textContent);
-  var MIN_TEXT_PX = stills.minTextPx, GAP = 24, SIDE_MIN = 520;
+  var MIN_TEXT_PX = stills.minTextPx, GAP = 24, SIDE_MIN = 520, PANE_MIN = 0.5;
   var frames = document.querySelectorAll('.frame');
   var position = document.getElementById('position');
   var prev = document.getElementById('prev'), next = document.getElementById('next');
@@ -59,7 +59,45 @@
     svg.style.width = (own[0] * scale) + 'px';
     svg.style.height = (own[1] * scale) + 'px';
     f.classList.toggle('stacked', !beside);
+    pane.style.maxHeight = '';
+    if (!beside && !whole) { roomBelow(f, pane); }
     holdPlace(f, pane, w * scale + 2, h * scale + 2);
+  }
+
+  // Stacked, the pane leaves room below it for the tallest legend and the tallest narration of
+  // all frames, so that no frame's narration ends below the window (it pans instead); it keeps at
+  // least PANE_MIN of the window's height, and at most its stylesheet's 62%.
+  function roomBelow(f, pane) {
+    var most = parseFloat(getComputedStyle(pane).maxHeight);
+    var top = pane.getBoundingClientRect().top + window.scrollY;
+    var bottom = parseFloat(getComputedStyle(document.body).marginBottom) || 0;
+    var legend = f.querySelector('.legend');
+    var below = GAP + tallestNarration(f) + bottom +
+      (legend ? tallestLegend(f) + parseFloat(getComputedStyle(legend).marginBottom) : 0);
+    var room = window.innerHeight - top - below;
+    pane.style.maxHeight = Math.max(window.innerHeight * PANE_MIN, Math.min(most, room)) + 'px';
+  }
+
+  // The tallest narration of all frames, as it would be in frame f's side column; measured once
+  // per width of that column, all at once (one layout).
+  var narrations = {};
+  function tallestNarration(f) {
+    var side = f.querySelector('.side'), width = side.clientWidth;
+    if (!(width in narrations)) {
+      var probes = Array.prototype.map.call(document.querySelectorAll('.frame .narration'),
+        function (n) {
+          var probe = n.cloneNode(true);
+          probe.style.cssText = 'position: absolute; visibility: hidden; box-sizing: border-box';
+          probe.style.width = width + 'px';
+          side.appendChild(probe);
+          return probe;
+        });
+      narrations[width] = probes.reduce(function (most, probe) {
+        return Math.max(most, probe.getBoundingClientRect().height);
+      }, 0);
+      probes.forEach(function (probe) { side.removeChild(probe); });
+    }
+    return narrations[width];
   }
 
   // The pane as large as the largest frame's (w by h, and its scroll bars), the legend as tall

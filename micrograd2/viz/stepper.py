@@ -37,7 +37,7 @@ import graphviz
 from ..tracing.narrate import narration_lines
 from .dot import Legend, drawing
 from .graph import from_pass, progress
-from .render import INSTALL, GraphvizMissingWarning, dot_program, run_dot, svgs
+from .render import INSTALL, GraphvizMissingWarning, GraphvizTimeout, can_draw, svgs, texts
 
 if TYPE_CHECKING:
     from ..tracing import Tracer
@@ -46,40 +46,23 @@ MAX_FRAMES = 500
 
 MIN_TEXT_PX = 10.5  # the graph is never shown smaller than this (its smallest text, in CSS pixels), except on request
 
-_STYLE = """
-html { scrollbar-gutter: stable; }
-body { font-family: Helvetica, Arial, sans-serif; font-size: 16px; margin: 1em; color: #222; }
-h1 { font-size: 1.4em; margin: 0; }
-header { display: flex; gap: .6em 1em; align-items: center; flex-wrap: wrap; }
-header .zoom { display: flex; gap: .3em; align-items: center; }
-button { font-size: 1em; padding: .3em .9em; }
-.keys { color: #555; font-size: .85em; }
-.frame { display: flex; gap: 24px; align-items: flex-start; margin-top: 1em; }
-.frame[hidden] { display: none; }
-.frame.stacked { flex-direction: column; align-items: stretch; }
-.frame.stacked .graph { max-height: 62vh; }
-.graph { flex: 0 0 auto; max-width: 100%; max-height: 80vh; overflow: auto; border: 1px solid #ddd;
-         border-radius: 4px; cursor: grab; box-sizing: border-box; }
-.graph.dragging { cursor: grabbing; }
-.graph svg { display: block; }
-.side { flex: 1 1 360px; min-width: 0; }
-.legend { list-style: none; margin: 0 0 .6em 0; padding: 0; display: flex; flex-wrap: wrap; gap: .3em 1.2em;
-          font-size: 14px; font-variant-numeric: tabular-nums; align-content: flex-start; }
-#position { font-variant-numeric: tabular-nums; }
-.legend li { display: flex; align-items: center; gap: .4em; }
-.swatch { display: inline-block; width: 1.4em; height: .9em; border: 1px solid #555; }
-.swatch.visited { background: lightgrey; border: 3px solid red; }
-.narration { font-family: Menlo, Consolas, monospace; font-size: 14px; line-height: 1.35; background: #f6f6f6;
-             padding: .8em; border-radius: 4px; overflow-wrap: anywhere; }
-.narration .line { white-space: pre-wrap; text-indent: -2ch; }
-.note { color: #a33; }
-pre.dot { font-size: 13px; background: #fffbe6; padding: .5em; white-space: pre-wrap; overflow-wrap: anywhere; }
-"""
 
 
-def _script() -> str:
-    """The page's script: a file of its own (stepper.js), which the playground serves as a file."""
-    return resources.files("micrograd2.viz").joinpath("stepper.js").read_text(encoding="utf-8")
+def _shipped(name: str) -> str:
+    """A file of the page shipped beside this module: its script (stepper.js) and its style
+    (stepper.css), which the playground serves as files (its page allows no inline script or
+    style)."""
+    return resources.files("micrograd2.viz").joinpath(name).read_text(encoding="utf-8")
+
+
+def _style(inline: bool) -> str:
+    return f"<style>{_shipped('stepper.css')}</style>" if inline else \
+        '<link rel="stylesheet" href="stepper.css">'
+
+
+def _script(inline: bool) -> str:
+    return f"<script>{_shipped('stepper.js')}</script>" if inline else \
+        '<script src="stepper.js"></script>'
 
 
 # Graphviz colour names that CSS does not know
@@ -105,7 +88,10 @@ def _kept(steps: list[int]) -> tuple[list[int], str | None]:
 # the label it carries in any frame; then each frame is drawn at those places by Graphviz's nop2
 # engine (it draws the positions it is given and lays out nothing), inside the same bounding box
 # (two invisible corner points).  Boxes keep their places and sizes from frame to frame, and a
-# page costs three dot runs (sizes, layouts, pictures), however many frames it has.
+# page costs three dot runs (sizes, layouts, pictures), however many frames it has.  A plugged-in
+# renderer (the playground's viz.js, NOTE [Plugging in a renderer] in render.py) lays the passes out
+# the same way, one call per graph: it must answer ``json0`` as well as ``svg``; one that answers
+# SVG only gets a picture per frame, laid out alone.
 
 _ID = r'"(?:[^"\\]|\\.)*"|[^\s"\[\]]+'  # a node's name as the graphviz package writes it
 _STATEMENT = re.compile(rf"\t({_ID})(?: -> ({_ID}))?( \[.*\])?\n?", re.S)
@@ -133,8 +119,9 @@ def _like(g: graphviz.Digraph, body: list[str], **graph_attr: str) -> graphviz.D
 
 
 def _dot_json(graphs: list[graphviz.Digraph]) -> list[dict[str, Any]]:
-    """The graphs laid out by one dot run, each as Graphviz's JSON (``-Tjson0``)."""
-    text = run_dot(["-Tjson0"], "\n".join(g.source for g in graphs)).decode("utf-8")
+    """The graphs laid out by one dot run (or the plugged-in renderer), each as Graphviz's JSON
+    (``-Tjson0``); ``ValueError`` if the JSON does not parse."""
+    text = texts("json0", graphs)
     decoder, found, at = json.JSONDecoder(), [], 0
     while text[at:].strip():
         at += len(text[at:]) - len(text[at:].lstrip())
@@ -213,8 +200,10 @@ def _laid(drawn: list[graphviz.Digraph],
         sizes = _dot_json([_sizes(drawn[group[0]], parsed) for group, parsed in laid])
         layouts = _dot_json([_layout(drawn[group[0]], parsed, size)
                              for (group, parsed), size in zip(laid, sizes)])
-    except ValueError:  # JSON that does not parse: each frame is laid out alone, as before
-        return []
+    except GraphvizTimeout:
+        raise
+    except (ValueError, RuntimeError):  # no JSON (a renderer that draws SVG only): each frame
+        return []                       # is laid out alone
     return [(group, parsed, layout) for (group, parsed), layout in zip(laid, layouts)]
 
 
@@ -268,7 +257,9 @@ def _bounded(sheets: list[list[graphviz.Digraph]]) -> list[list[graphviz.Digraph
         return sheets
     try:
         boxes = iter(_dot_json([s for pass_sheets in sheets for s in pass_sheets]))
-    except ValueError:  # JSON that does not parse: each sheet in its own box
+    except GraphvizTimeout:
+        raise
+    except (ValueError, RuntimeError):  # no JSON: each sheet in its own box
         return sheets
     bounded = []
     for pass_sheets in sheets:
@@ -330,10 +321,13 @@ def _shared(drawn: list[graphviz.Digraph], passes: list[list[int]]
 
 
 def stepper(trace: Tracer, path: str | os.PathLike[str], view: str = "autograd", rankdir: str = "LR",
-            show_saved: bool = False, title: str = "micrograd2: step through backward") -> str:
+            show_saved: bool = False, title: str = "micrograd2: step through backward",
+            inline: bool = True) -> str:
     """Write the step-through page of ``trace`` to ``path`` (one HTML file); return the path.
 
     ``view``, ``rankdir`` and ``show_saved`` are ``mg.draw``'s; ``title`` heads the page.
+    ``inline=False`` links the page's style and script (``stepper.css`` and ``stepper.js``,
+    shipped beside this module) instead of holding them: the playground serves them as files.
     """
     events = [e for e in trace.events if e.kind == "backward" and e.step is not None]
     steps, note = _kept([e.step for e in events if e.step is not None])
@@ -352,7 +346,7 @@ def stepper(trace: Tracer, path: str | os.PathLike[str], view: str = "autograd",
         passes.setdefault(by_step[k].pass_no or 0, []).append(i)
     graphs = [g for g, _ in drawn]
     stills, extras, shared, graphs = (_shared(graphs, list(passes.values()))
-                                      if dot_program() is not None
+                                      if can_draw()
                                       else ([], [], [None] * len(graphs), graphs))
     alone = [i for i, d in enumerate(shared) if d is None]  # each drawn as its own picture
     own = svgs([graphs[i] for i in alone])
@@ -374,12 +368,12 @@ def stepper(trace: Tracer, path: str | os.PathLike[str], view: str = "autograd",
     page = (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-        f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head><body>"
+        f"<title>{html.escape(title)}</title>{_style(inline)}</head><body>"
         f"<header><h1>{html.escape(title)}</h1>{_CONTROLS}</header>"
         + "".join(f'<p class="note">{html.escape(n)}</p>' for n in notes)
         + "\n".join(frames)
         + _stills_html(stills, extras, shared)
-        + f"<script>{_script()}</script></body></html>\n"
+        + _script(inline) + "</body></html>\n"
     )
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -417,19 +411,29 @@ def _frame(step: int, total: int, node_id: str, picture: str, key: Legend | None
 
 
 def _line_html(text: str) -> str:
-    """A narration line that wraps with a hanging indent (its continuation starts two columns further in)."""
+    """A narration line: its indent, then its text, which wraps with a hanging indent (its
+    continuation starts two columns further in; stepper.css, with no style attribute)."""
     body = text.lstrip(" ")
-    indent = len(text) - len(body)
-    return f'<div class="line" style="padding-left: {indent + 2}ch">{html.escape(body)}</div>'
+    indent = text[:len(text) - len(body)]
+    return (f'<div class="line"><span class="indent">{indent}</span>'
+            f'<span class="text">{html.escape(body)}</span></div>')
 
 
 def _legend_html(key: Legend | None) -> str:
     """The frame's legend: only the kinds its picture shows, the visited step, and which way arrows point."""
     if key is None:
         return ""
-    items = [f'<li><span class="swatch" style="background: {_CSS_COLOURS.get(colour, colour)}"></span>'
-             f"{html.escape(text)}</li>" for _, text, colour in key.kinds]
+    items = [f"<li>{_swatch(_CSS_COLOURS.get(colour, colour))}{html.escape(text)}</li>"
+             for _, text, colour in key.kinds]
     if key.step is not None:
-        items.append(f'<li><span class="swatch visited"></span>visited at step {key.step}</li>')
+        items.append(f'<li>{_swatch("lightgrey", "red")}visited at step {key.step}</li>')
     items.append(f"<li>{html.escape(key.arrows)}</li>")
     return f'<ul class="legend">{"".join(items)}</ul>'
+
+
+def _swatch(fill: str, outline: str = "#555") -> str:
+    """A legend's swatch: a little SVG rectangle (its colours are attributes: no inline style)."""
+    wide = 3 if outline == "red" else 1
+    return (f'<svg class="swatch" viewBox="0 0 28 18" aria-hidden="true"><rect x="{wide / 2}" '
+            f'y="{wide / 2}" width="{28 - wide}" height="{18 - wide}" fill="{html.escape(fill)}" '
+            f'stroke="{outline}" stroke-width="{wide}"/></svg>')

@@ -67,6 +67,7 @@ export class Lessons {
   async open(name) {
     this.cells = JSON.parse(await this.runner.request("open", { name }));
     this.panel.replaceChildren();
+    this.panel.dataset.lesson = name;  // which lesson the panel holds (tests wait for it)
     const all = text("button", "run-all", "Run all cells");
     all.addEventListener("click", () => this.runAll());
     this.summary = text("div", "summary", "");

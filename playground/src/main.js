@@ -1,7 +1,8 @@
 // The playground page: an editor, the output and graph panes, Stop, a share link, the lessons
 // menu, the exercises and the step-through view, all driving one worker (runner.js).  Tests and
 // other pages use `window.micrograd2`: {ready, run(source), stop()} (and runLesson(name),
-// stepper(), openExercise(id), checkExercise(id, source), requests()).
+// stepper(), openExercise(id), checkExercise(id, source, limitS), requests(), code (the editor's,
+// to read or set), defaultCode).
 import { python } from "@codemirror/lang-python";
 import { Prec } from "@codemirror/state";
 import { keymap } from "@codemirror/view";
@@ -39,12 +40,20 @@ const runner = new Runner(status, (version) => {
   if ($("exercises").disabled) fillExercisesMenu();
 });
 
+// NOTE [The editor's shadow root]
+// CodeMirror writes its theme at run time: in a document, as <style> elements, which the page's
+// policy refuses (style-src 'self': no inline style, NOTE [The page's policy] in index.html); in a
+// shadow root, as constructed style sheets, which a policy does not govern.  So the editor lives
+// in #editor's shadow root, and its size is a theme, not a rule of style.css.
+const editorRoot = $("editor").attachShadow({ mode: "open" });
 const editor = new EditorView({
   doc: codeFromHash(location.hash) ?? BLOCKS,
-  parent: $("editor"),
+  parent: editorRoot,
+  root: editorRoot,
   extensions: [
     basicSetup,
     python(),
+    EditorView.theme({ "&": { height: "60vh", fontSize: "14px" } }),
     EditorView.lineWrapping,  // a half-width editor at 1024 px holds ~55 columns: wrap, never scroll
     Prec.highest(keymap.of([{ key: "Mod-Enter", run: () => { runEditor(); return true; } }])),
   ],
@@ -54,9 +63,32 @@ function setCode(source) {
   editor.dispatch({ changes: { from: 0, to: editor.state.doc.length, insert: source } });
 }
 
+// NOTE [Readable diagrams]
+// Graphviz writes a diagram's size in points; scaled down to the pane's width (about 490 px at
+// 1024 px), its legend's 9-point text would be 6.8 px and its nodes' 8 px.  So a diagram is as wide
+// as the pane only if its smallest text stays at MIN_TEXT_PX or more (the step-through page's
+// minimum, micrograd2/viz/stepper.py); else it keeps that text size and the pane scrolls.  Its
+// size is set through the style object, which the page's policy allows (no style attribute).
+const MIN_TEXT_PX = 10.5;
+
+function readable(svg) {
+  const width = svg.width.baseVal.value;  // CSS pixels (Graphviz writes points: 4/3 px each)
+  const units = svg.viewBox.baseVal?.width || width;
+  const fonts = [...svg.querySelectorAll("text")]
+    .map((t) => parseFloat(t.getAttribute("font-size") || "14"))
+    .filter((size) => size > 0);
+  if (!(width > 0) || !fonts.length) return;
+  const smallest = Math.min(...fonts) * (width / units);  // px, drawn at its own size
+  const pane = $("graph").clientWidth - 2;
+  const scale = Math.max(Math.min(1, pane / width), MIN_TEXT_PX / smallest);
+  svg.style.width = `${width * scale}px`;
+  svg.style.height = `${svg.height.baseVal.value * scale}px`;
+}
+
 // NOTE [The worker's answers are untrusted] (sanitize.js): diagrams go in sanitized, text as text.
 function showDiagrams(svgs) {
   $("graph").replaceChildren(...[].concat(svgs ?? []).map(cleanSvg));
+  $("graph").querySelectorAll(":scope > svg").forEach(readable);
 }
 
 function appendOutput(textContent, className) {
@@ -129,12 +161,13 @@ async function openExercise(id) {
   status(`Exercise ${id}: ${exercises.current.goal} Check grades the editor's code.`);
 }
 
-// Grade `source` as exercise `id`; the table in the output pane.
-async function checkExercise(id, source) {
+// Grade `source` as exercise `id`; the table in the output pane.  `limitS`: a time limit other
+// than the exercise's (tests give a generous one: no verdict depends on the machine's load).
+async function checkExercise(id, source, limitS = null) {
   $("output").replaceChildren();
   showDiagrams([]);  // the last run's graph is not the exercise's
   status(`Checking exercise ${id}…`);
-  const result = await exercises.check(id, source, (chunk) => appendOutput(chunk));
+  const result = await exercises.check(id, source, (chunk) => appendOutput(chunk), limitS);
   $("output").replaceChildren();
   appendOutput(result.output, result.status === "stopped" ? "error" : "");
   status(`Exercise ${id}: ${result.status}.`);
@@ -154,7 +187,15 @@ async function fillLessonsMenu() {
 $("run").addEventListener("click", runEditor);
 $("stop").addEventListener("click", stop);
 $("steps").addEventListener("click", stepper);
-$("close-steps").addEventListener("click", () => { $("stepper").hidden = true; });
+// The step-through view covers the page: Close or Escape (in the page or in its frame) leaves it,
+// and the frame takes the keys once loaded (← → step).
+const closeSteps = (e) => { if (!e.key || e.key === "Escape") $("stepper").hidden = true; };
+$("close-steps").addEventListener("click", closeSteps);
+document.addEventListener("keydown", closeSteps);
+$("steps-frame").addEventListener("load", () => {
+  $("steps-frame").contentDocument?.addEventListener("keydown", closeSteps);
+  if (!$("stepper").hidden) $("steps-frame").focus();
+});
 $("exercises").addEventListener("change", (e) => {
   if (e.target.value) openExercise(e.target.value);
 });
@@ -173,6 +214,9 @@ $("share").addEventListener("click", () => {
   $("link").hidden = false;
   $("link").value = link;
   $("link").select();
+});
+window.addEventListener("resize", () => {
+  $("graph").querySelectorAll(":scope > svg").forEach(readable);
 });
 window.addEventListener("hashchange", () => {
   const code = codeFromHash(location.hash);
@@ -195,5 +239,7 @@ window.micrograd2 = {
   checkExercise,
   requests,
   get code() { return editor.state.doc.toString(); },
+  set code(source) { setCode(source); },
+  defaultCode: BLOCKS,
   get timings() { return runner.timings; },
 };

@@ -7,10 +7,11 @@
 // grader's table, lesson prose, menus) goes in as textContent.  Diagrams are markup, so DOMPurify
 // keeps only SVG drawing elements and attributes: no script, no event handler, no
 // foreignObject, no style, no image, and no link but to a "#fragment" of the picture.  The
-// step-through page is sanitized the same way (its HTML and SVG both), its own script left out:
-// the frame gets the page's copy of it (stepper.js, from this origin) and the frames' data
-// rebuilt from the numbers and pictures it should hold, each picture sanitized too.  The
-// Content-Security-Policy in index.html is the second wall: no inline script runs here at all.
+// step-through page is sanitized the same way (its HTML and SVG both), its own script and style
+// left out: the frame gets the page's copies of them (stepper.js and stepper.css, from this
+// origin) and the frames' data rebuilt from the numbers and pictures it should hold, each picture
+// sanitized too.  The Content-Security-Policy in index.html is the second wall: no inline script
+// runs here at all, and no inline style element applies (NOTE [The page's policy] in index.html).
 import DOMPurify from "dompurify";
 
 const purify = DOMPurify(window);
@@ -30,9 +31,10 @@ const SVG_ONLY = {
 // The step-through page's elements (micrograd2/viz/stepper.py writes them), and SVG's.
 const STEP_PAGE = {
   WHOLE_DOCUMENT: true,
-  ALLOWED_TAGS: ["html", "head", "title", "style", "body", "header", "h1", "button", "span", "p",
+  ALLOWED_TAGS: ["html", "head", "title", "body", "header", "h1", "button", "span", "p",
     "section", "div", "ul", "li", "pre", "svg", "g", "polygon", "polyline", "path",
     "ellipse", "circle", "line", "rect", "text", "tspan", "a"],
+  FORBID_ATTR: ["style"],
   RETURN_DOM: true,
 };
 
@@ -75,12 +77,17 @@ function cleanStills(text) {
 }
 
 // The step-through page's HTML (from the worker) as the frame's srcdoc: sanitized, with this
-// origin's copy of its script and its data rebuilt (NOTE [The worker's answers are untrusted]).
+// origin's copies of its script and style and its data rebuilt (NOTE [The worker's answers are
+// untrusted]).
 export function stepsPage(html) {
   const raw = new DOMParser().parseFromString(String(html), "text/html");  // inert: runs nothing
   const stills = cleanStills(raw.getElementById("stills")?.textContent ?? "");
   const page = purify.sanitize(String(html), STEP_PAGE);
   const body = page.querySelector("body") ?? page;
+  const style = page.ownerDocument.createElement("link");
+  style.rel = "stylesheet";
+  style.href = "stepper.css";
+  (page.querySelector("head") ?? page).append(style);
   if (stills) {
     const data = page.ownerDocument.createElement("script");
     data.type = "application/json";

@@ -40,7 +40,8 @@ async function start(buffer) {
   mark("wheels");
   py.FS.writeFile("/home/pyodide/playground.py", source);
   glue = py.pyimport("playground");
-  const version = glue.setup((dot) => viz.renderString(dot, { format: "svg" }));
+  // viz.js draws SVG and lays out as JSON (json0: the step-through page's one layout per pass)
+  const version = glue.setup((dot, format) => viz.renderString(dot, { format }));
   mark("ready");
   postMessage({ kind: "ready", version, timings });
 }
@@ -64,10 +65,11 @@ function answer(id, message) {
   }
 }
 
-// pytest and its dependencies, from the page's own folder (NOTE [Wheels by URL]).
+// pytest and its dependencies, from the page's own folder (NOTE [Wheels by URL]), imported with
+// the grader before the first check's time limit starts (NOTE [Grading in the page]).
 function installTesting() {
   testing ??= py.loadPackage(manifest.exercises.map((w) => new URL(`wheels/${w}`, here).href),
-    { messageCallback: () => {} }).then(() => "");
+    { messageCallback: () => {} }).then(() => glue.prepare_grading());
   return testing;
 }
 
