@@ -87,7 +87,7 @@ class BackwardNode(custom.CustomContext, Node):
                 several = several or x.output_nr != 0
         self._next_nodes = tuple(nodes)
         self._next_nrs = (tuple([0 if x is None else x.output_nr for x in needing]) if several
-                          else ZEROS[len(nodes)])  # every edge to output 0, unless to one of several
+                          else ZEROS[len(nodes)])  # all to output 0, unless to one of several
         self._saved = NOTHING_SAVED
 
     def _record(self, out: Variable, inputs: tuple[Any, ...], args: tuple[object, ...],
