@@ -14,14 +14,14 @@ from . import render
 from .dot import LEGEND, draw
 from .graph import COUNT_LIMIT, MAX_NODES
 from .render import (
-                     DiagramFailedWarning,
-                     GraphvizMissingWarning,
-                     GraphvizTimeout,
-                     notebook_svg,
-                     render_file,
-                     repr_svg,
-                     set_renderer,
-                     svg,
+    DiagramFailedWarning,
+    GraphvizMissingWarning,
+    GraphvizTimeout,
+    notebook_svg,
+    render_file,
+    repr_svg,
+    set_renderer,
+    svg,
 )
 from .stepper import stepper
 
