@@ -114,13 +114,18 @@ class _Narrator:
 
 
 @contextlib.contextmanager
-def warnings_in_one_line(said: list[tuple[str, bool]]) -> Iterator[None]:
-    """Keep each warning (Graphviz missing…) in ``said`` as one line for stderr, not Python's two-line
-    format."""
+def warnings_in_one_line(said: list[tuple[str, bool]] | None = None) -> Iterator[None]:
+    """Say each warning (Graphviz missing…) as one line on stderr, not Python's two-line format; with
+    ``said``, keep each line there (as ``(line, True)``) to be said later."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         yield
-    said += [(f"warning: {str(w.message).splitlines()[0]}", True) for w in caught]
+    lines = [f"warning: {str(w.message).splitlines()[0]}" for w in caught]
+    if said is None:
+        for line in lines:
+            click.echo(line, err=True)
+    else:
+        said += [(line, True) for line in lines]
 
 
 def _run(script: Path, args: Sequence[str] = ()) -> None:
