@@ -73,6 +73,31 @@ def hole(student: ModuleType, name: str) -> Callable[..., Any]:
     return function
 
 
+# NOTE [An edge is read as a pair]
+# An edge is PyTorch's pair ``(node, input_nr)``: micrograd2's ``Edge`` is one, and so is a student's
+# ``(node, 0)`` tuple or ``[node, 0]`` list.  The tests read what ``record`` returned by unpacking
+# it into its two fields, never by its type: whatever unpacks into two is an edge, and what does
+# not is shown as it is in the message.
+def edge_pair(edge: Any) -> tuple[Any, Any] | None:
+    """``edge`` read as ``(node, input_nr)`` (NOTE [An edge is read as a pair]); None if it is not
+    a pair."""
+    try:
+        node, input_nr = edge
+    except (TypeError, ValueError):
+        return None
+    return node, input_nr
+
+
+def edge_name(edge: Any) -> str:
+    """``(AccumulateGrad, 0)``, ``(MulBackward0, 0)``, ``(None, 0)``: an edge, for messages."""
+    pair = edge_pair(edge)
+    if pair is None:
+        return repr(edge)[:80]
+    node, input_nr = pair
+    name = getattr(node, "name", None)
+    return f"({'None' if node is None else name() if callable(name) else repr(node)[:40]}, {input_nr!r})"
+
+
 def unfilled(student: ModuleType, names: tuple[str, ...]) -> list[str]:
     """Which of the holes ``names`` the student's engine leaves unfilled."""
     found = student_holes(engine_folder(student))
