@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -40,6 +41,19 @@ from .harness import Mistake, expect
 
 PACKAGE_ROOT = Path(harness.__file__).resolve().parents[2]  # the folder micrograd2 is imported from
 RUN_SECONDS = 300  # a new process on the student's engine is stopped after this (an infinite loop)
+RUN_CPU_SECONDS = 6  # ... or after this much CPU time: about 4× the model solution's capstone run
+
+
+def _cpu_limited() -> None:
+    """In a new process on the student's engine: at most ``RUN_CPU_SECONDS`` of CPU time, then
+    SIGXCPU (an infinite loop there stops in seconds, not at the grader's wall-clock limit)."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - Windows: RUN_SECONDS alone
+        return
+    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    soft = RUN_CPU_SECONDS if hard == resource.RLIM_INFINITY else min(RUN_CPU_SECONDS, hard)
+    resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
 
 
 def engine_folder(student: ModuleType) -> Path:
@@ -116,13 +130,18 @@ def environment(folder: Path) -> dict[str, str]:
 def run_on_engine(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """``python ARGS`` in a new process on the engine in ``folder``."""
     try:
-        return subprocess.run([sys.executable, *args], env=environment(folder), cwd=PACKAGE_ROOT,
+        done = subprocess.run([sys.executable, *args], env=environment(folder), cwd=PACKAGE_ROOT,
                               capture_output=True, text=True, timeout=RUN_SECONDS,
-                              stdin=subprocess.DEVNULL)
+                              stdin=subprocess.DEVNULL, preexec_fn=_cpu_limited if os.name == "posix" else None)
     except subprocess.TimeoutExpired:
         raise Mistake(f"`{' '.join(args[-3:])}` on your engine ran for {RUN_SECONDS} s without "
                       "ending: does your walk loop forever (a node that never becomes ready?)") \
             from None
+    if os.name == "posix" and done.returncode in (-signal.SIGXCPU, -signal.SIGKILL):  # _cpu_limited
+        raise Mistake(f"`{' '.join(args[-3:])}` on your engine used {RUN_CPU_SECONDS} s of CPU time "
+                      "without ending: does your code loop forever (a walk whose node never becomes "
+                      "ready, a training loop that never stops)?")
+    return done
 
 
 def diagnosis(done: subprocess.CompletedProcess[str]) -> str:
