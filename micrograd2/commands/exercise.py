@@ -133,8 +133,9 @@ error."""
               help="Grade with the hidden tests in this folder (test_<module>*.py per exercise) instead of the "
                    "public ones; without ID, the exercises it has tests for.")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
-              help="Seconds of CPU time each exercise may use before it counts as a timeout "
-                   "[default: 4× the reference solution's, at least 3 s].")
+              help="Seconds of CPU time each test (and the import of your module) may use, and "
+                   "each exercise in all, before it counts as a timeout [default: each test 4× the "
+                   "model solution's, at least 1.5 s; each exercise 4× the solution's run, at least 3 s].")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write a machine-readable report to this file (with --class: the class's, "
                    "default CLASS/grades.json).")
