@@ -162,8 +162,8 @@ def _run(config: TrainConfig) -> TrainResult:
                 bars[0].update(1, step)
             elif step >= 2 or step == config.steps:
                 _estimate(config, times[-1] - times[-2])
-                bar = click.progressbar(length=config.steps, label="training", show_pos=True,
-                                        item_show_func=lambda _: _status(status))
+                bar: Any = click.progressbar(length=config.steps, label="training", show_pos=True,
+                                             item_show_func=lambda _: _status(status))
                 bar.pos = step  # its first frame: the steps already done, not 0 (NOTE [The bar's frames])
                 bars.append(stack.enter_context(bar))
 
