@@ -70,10 +70,10 @@ def command() -> None:
 def list_() -> None:
     """Each unit, then its exercises: id, title, the workspace file you write it in, lesson, goal
     (and the old number, an alias)."""
-    from ..exercises import catalog, classroom
+    from ..exercises import catalog
 
     width = max(len(e.title) for e in catalog.EXERCISES)
-    files = {e.id: ", ".join(classroom.student_files(e)) for e in catalog.EXERCISES}
+    files = {e.id: ", ".join(catalog.student_files(e)) for e in catalog.EXERCISES}
     file_width = max(map(len, files.values()))
     for unit in catalog.units():
         click.echo(f"{unit.key}  {unit.theme} (about {unit.hours:g} h)")
