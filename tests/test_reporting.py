@@ -123,6 +123,6 @@ def test_every_reason_the_table_cuts_follows_it_in_full_to_do_rows_too() -> None
 
 def test_a_to_do_list_is_whole_once_any_stub_row_is_cut() -> None:
     text = reporting.render(_stubs(), width=80)
-    listed = text.split("To do (the exercises still as `micrograd2 exercise start` wrote them):\n")[1]
+    listed = text.split("To do (where each exercise still runs its stub: the function, file and line):\n")[1]
     assert [line.split()[0] for line in listed.splitlines()[:3]] == ["U0.1", "U1.1", "U2.1"]
     assert "To do" not in reporting.render(_stubs()[:1], width=120)  # nothing cut, nothing repeated

@@ -73,7 +73,7 @@ def to_do(results: Sequence[ExerciseResult], width: int = 120) -> str:
     stubs = [r for r in results if _is_to_do(r)]
     if not any(_was_cut(r, results, width) for r in stubs):
         return ""
-    lines = ["To do (the exercises still as `micrograd2 exercise start` wrote them):"]
+    lines = ["To do (where each exercise still runs its stub: the function, file and line):"]
     for r in stubs:
         lines += _wrapped(f"{r.id}  {r.summary.removeprefix(TO_DO)}", width, indent="  ")
     return "\n".join(lines)
