@@ -147,12 +147,12 @@ def test_the_default_timeout_is_a_small_multiple_of_the_reference_time() -> None
 
 def test_each_test_has_its_own_limit_a_small_multiple_of_the_model_solutions() -> None:
     for e in catalog.EXERCISES:
-        most = grader.test_timeout(e.id)
+        most = grader.per_test_timeout(e.id)
         assert grader.MIN_TEST_TIMEOUT <= most <= grader.default_timeout(e.id)
-        assert grader.test_timeout(e.id, "test_anything_light") == grader.MIN_TEST_TIMEOUT
+        assert grader.per_test_timeout(e.id, "test_anything_light") == grader.MIN_TEST_TIMEOUT
     deep = "test_a_100000_deep_chain_works_without_recursion"
-    assert grader.test_timeout("U2.1", deep) == grader.test_timeout("U2.1") == 4 * 1.8
-    assert grader.test_timeout("U2.1", "test_block1_graph_is_ordered") == grader.MIN_TEST_TIMEOUT
+    assert grader.per_test_timeout("U2.1", deep) == grader.per_test_timeout("U2.1") == 4 * 1.8
+    assert grader.per_test_timeout("U2.1", "test_block1_graph_is_ordered") == grader.MIN_TEST_TIMEOUT
     for exercise_id, measured in grader.REFERENCE_TEST_CPU.items():  # each names a test that exists
         e = catalog.get(exercise_id)
         text = "".join(f.read_text(encoding="utf-8") for f in
@@ -338,7 +338,7 @@ def test_a_workspace_that_hangs_everywhere_is_graded_within_its_limits(tmp_path:
     # Each runner stops at its own CPU limit (plus its start-up, under 2 s), never runs on.
     spent = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     # Each stops at its import's own limit (NOTE [A test's own limit]), not at the exercise's.
-    assert spent < sum(grader.test_timeout(n) + 1.5 for n in catalog.IDS) < \
+    assert spent < sum(grader.per_test_timeout(n) + 1.5 for n in catalog.IDS) < \
         sum(grader.default_timeout(n) for n in catalog.IDS)
     assert [r.status for r in results] == ["timeout"] * len(catalog.EXERCISES)
     for r in results:

@@ -95,7 +95,7 @@ class Phases:
 # An infinite loop costs the grader the whole limit it runs under, and a workspace stuck in loops
 # everywhere costs the sum of them.  So besides the run's limits (CPU time, wall-clock time, for
 # the whole exercise) each test, and the import of the student's module, has a limit of its own,
-# a small multiple of the model solution's slowest test (grader.default_test_timeout): a loop is
+# a small multiple of the model solution's slowest test (grader.per_test_timeout): a loop is
 # stopped at its first test's limit, a second or two, not at the whole exercise's.
 def guard(limit: float, workspace: Path, on_timeout: Callable[[str, str], None], parent: int | None = None,
           test_limit: float | None = None) -> Phases:

@@ -8,7 +8,7 @@ the installed package (the public tests), or from a teacher's folder
 workspace, so editing the workspace's copy of the tests cannot change a grade.
 
 Time: each test may use a small multiple of the model solution's slowest test
-(``test_timeout``), and each exercise in all a small multiple of the
+(``per_test_timeout``), and each exercise in all a small multiple of the
 model solution's run (``default_timeout``), so a workspace that hangs everywhere
 is graded in under a minute (NOTE [A test's own limit] in bounds.py).  Nothing
 is left running: the runners stop themselves at their limit and when the grader
@@ -61,7 +61,7 @@ MIN_TEST_TIMEOUT = 1.5  # a student's `import torch` at the top of a module take
 GRACE_S = 2.0  # past its own wall-clock limit, the grader kills a runner that has not stopped itself
 POLL_S = 0.05
 GRADER_PID_ENV = "MICROGRAD2_GRADER_PID"  # tells a runner whose end to watch for (it may start after it)
-PER_TEST_FLAG = "--per-test"  # the runner lowers each test's limit to its own (test_timeout)
+PER_TEST_FLAG = "--per-test"  # the runner lowers each test's limit to its own (per_test_timeout)
 
 
 def default_timeout(key: str | int) -> float:
@@ -70,7 +70,7 @@ def default_timeout(key: str | int) -> float:
     return max(MIN_TIMEOUT, round(TIMEOUT_FACTOR * REFERENCE_SECONDS.get(catalog.get(key).id, 1.0), 1))
 
 
-def test_timeout(key: str | int, test: str | None = None) -> float:
+def per_test_timeout(key: str | int, test: str | None = None) -> float:
     """Seconds of CPU time the test ``test`` (a test function's name) of exercise ``key`` may use
     (NOTE [A test's own limit] in bounds.py): ``TIMEOUT_FACTOR`` × the model solution's, at least
     ``MIN_TEST_TIMEOUT``, never more than the exercise's own limit.  Without ``test``: the most
@@ -105,7 +105,7 @@ class ExerciseResult:
     """One exercise's grade (``id``: ``U2.1``): ``status`` is passed, failed, timeout, error or not graded (its
     tests all skipped for a missing optional package); ``summary`` says why in one line (never empty unless
     passed without a skip), ``details`` in full; ``timeout`` is the limit it ran under (seconds of CPU time),
-    ``test_timeout`` each test's own (0.0: none)."""
+    ``test_timeout`` the most one test, or the import of the module, may use (0.0: no such limit)."""
 
     id: str
     name: str
@@ -153,7 +153,10 @@ class Run:
     """One exercise's runner process: started at once, polled, and ended with its whole process group."""
 
     def __init__(self, exercise: catalog.Exercise, workspace: Path, timeout: float,
-                 tests_dir: Path | None = None, test_timeout: float | None = None) -> None:
+                 tests_dir: Path | None = None, test_timeout: float | None = None,
+                 per_test: bool = False) -> None:
+        """``test_timeout``: what the import and any one test may use (default ``timeout``);
+        ``per_test``: each test at most its own ``per_test_timeout``."""
         self.exercise, self.workspace, self.timeout = exercise, workspace, timeout
         self.test_timeout = timeout if test_timeout is None else test_timeout
         self.test_files = catalog.test_files(exercise, tests_dir)
@@ -162,7 +165,7 @@ class Run:
         self.report_path, self.log_path = tmp / "report.json", tmp / "output.txt"
         command = [sys.executable, "-m", "micrograd2.exercises.runner", exercise.id, str(workspace),
                    str(self.report_path), repr(timeout), repr(self.test_timeout)]
-        if test_timeout is not None and test_timeout != timeout:  # not one limit for all: each test its own
+        if per_test:
             command.append(PER_TEST_FLAG)
         if tests_dir is not None:
             command += ["--tests", str(tests_dir)]
@@ -224,7 +227,7 @@ def check(workspace: Path, which: Sequence[str | int] | None = None, timeout: fl
     runners at a time (default: up to 4), with their public tests or the hidden tests of ``tests_dir``.
 
     ``timeout`` (seconds of CPU time per test, and per exercise in all) defaults to
-    ``test_timeout`` and ``default_timeout``; ``status(running,
+    ``per_test_timeout`` and ``default_timeout``; ``status(running,
     finished, total)`` is called as runs start and end and every ``POLL_S`` seconds in between.  Ctrl-C
     (``KeyboardInterrupt``) and SIGTERM (``Stopped``) end every runner before they propagate."""
     workspace = workspace.resolve()
@@ -251,8 +254,8 @@ def grade(tasks: Sequence[Task], timeout: float | None = None, jobs: int | None 
                 while pending and len(running) < jobs:
                     workspace, exercise = pending.popleft()
                     limit = timeout or default_timeout(exercise.id)  # --timeout: per test and in all
-                    test_limit = timeout or test_timeout(exercise.id)
-                    running.append(Run(exercise, workspace, limit, tests_dir, test_limit))
+                    test_limit = timeout or per_test_timeout(exercise.id)
+                    running.append(Run(exercise, workspace, limit, tests_dir, test_limit, per_test=not timeout))
                 for run in [r for r in running if r.done()]:
                     running.remove(run)
                     results.append((run.workspace, run.result()))

@@ -3,7 +3,7 @@
 The grader starts it in a subprocess (so a student's infinite loop can be
 stopped): ``python -m micrograd2.exercises.runner ID WORKSPACE REPORT.json LIMIT [TEST_LIMIT] [--per-test]
 [--tests DIR]`` (``DIR``: a teacher's hidden tests instead of the public ones; ``--per-test``: each
-test's limit is its own, ``grader.test_timeout``, at most ``TEST_LIMIT``).
+test's limit is its own, ``grader.per_test_timeout``, at most ``TEST_LIMIT``).
 The report is rewritten after every test, with the test running now under
 ``"running"``, so a grader that had to kill the process still knows how far it
 got.  The run bounds itself (``bounds.guard``): after ``LIMIT`` seconds of CPU
@@ -149,7 +149,7 @@ class Collector:
         self.test_files = {p.resolve() for p in test_files}
         self.lock = threading.Lock()  # the watchdog's last save must not be overwritten
         self.phases = bounds.Phases(None)  # each test's own limit, once ``bounds.guard`` set one
-        self.per_test = per_test  # each test's limit is its own (grader.test_timeout), not the most
+        self.per_test = per_test  # each test's limit is its own (grader.per_test_timeout), not the most
 
     def save(self) -> None:
         with self.lock:
@@ -171,7 +171,7 @@ class Collector:
         name = nodeid.split("::")[-1]
         self.report["running"] = f"in {name}"
         self.save()
-        own = grader.test_timeout(self.report["id"], name) if self.per_test else None
+        own = grader.per_test_timeout(self.report["id"], name) if self.per_test else None
         self.phases.begin(own)  # the test's own limit starts (NOTE [A test's own limit] in bounds.py)
 
     def pytest_runtest_logfinish(self, nodeid: str, location: Any) -> None:
@@ -232,7 +232,7 @@ def run(key: str | int, workspace: Path, report_path: Path, limit: float | None 
 
     With a ``limit`` (seconds of CPU time), the run bounds itself as ``bounds.guard`` says; with a
     ``test_limit`` too, the import and each test have that much CPU time of their own (``per_test``:
-    each test at most its own ``grader.test_timeout``)."""
+    each test at most its own ``grader.per_test_timeout``)."""
     exercise = catalog.get(key)
     workspace = workspace.resolve()
     os.environ[harness.WORKSPACE_ENV] = str(workspace)
