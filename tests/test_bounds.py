@@ -75,6 +75,23 @@ def test_at_its_limit_a_run_says_where_the_code_was_and_ends(tmp_path: Path) -> 
     assert where in ("student.py:2 in spin", "student.py:3 in spin")
 
 
+def test_a_part_of_the_run_stops_at_its_own_limit(tmp_path: Path) -> None:
+    student = tmp_path / "student.py"
+    student.write_text("def spin():\n    while True:\n        pass\n")
+    code = ("import sys\nfrom pathlib import Path\nimport micrograd2.exercises.bounds as b\n"
+            f"sys.path.insert(0, {str(tmp_path)!r})\n"
+            f"parts = b.guard(60.0, Path({str(tmp_path)!r}), lambda where, spent: print(spent, flush=True), "
+            "test_limit=5.0)\n"
+            "import student\nparts.begin(0.5)\nparts.end()\nparts.begin(0.5)\nstudent.spin()\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=ENV, timeout=60)
+    assert done.returncode == bounds.TIMED_OUT_EXIT and done.stdout.strip() == "0.5 s of CPU time"
+    parts = bounds.Phases(2.0)
+    parts.begin(9.0)
+    assert parts.limit == 2.0 and not parts.over()  # never more than guard's test_limit
+    parts.end()
+    assert not parts.over()
+
+
 def test_where_names_the_innermost_frame_inside_the_workspace(tmp_path: Path) -> None:
     assert bounds.where(sys._getframe(), tmp_path) == ""
     here = Path(__file__).resolve()

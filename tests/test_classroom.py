@@ -136,8 +136,8 @@ def test_the_student_writes_in_the_sheet_except_where_it_names_engine_files() ->
     for exercise in catalog.EXERCISES:
         raises = re.findall(rf'NotImplementedError\("Exercise {re.escape(exercise.id)}: ([^"]*)"', stubs.stub(exercise))
         to_write = [r for r in raises if not r.startswith("no engine/")]
-        if exercise.id in classroom.ENGINE_FILES:
-            assert not to_write and all(f in files for f in classroom.student_files(exercise)), exercise.id
+        if exercise.id in catalog.ENGINE_FILES:
+            assert not to_write and all(f in files for f in catalog.student_files(exercise)), exercise.id
         else:
             assert to_write, f"{exercise.id}: nothing to write in {exercise.filename}: add it to ENGINE_FILES"
 

@@ -63,6 +63,13 @@ ENGINE_MUTANTS = [
     ("U1.3", "a constant gets a gradient edge", "u1_record.py", "gradient_edge(x) if need else",
      "gradient_edge(x) if isinstance(x, Variable) else",
      "test_an_input_that_requires_grad_gets_its_gradient_edge", "should be (None, 0)"),
+    ("U1.3", "edges as lists, x's numbered 1", "u1_record.py", "gradient_edge(x) if need else (None, 0)",
+     "[gradient_edge(x)[0], 1] if need else [None, 0]",  # read as pairs, named (NOTE [An edge is read as a pair])
+     "test_an_input_that_requires_grad_gets_its_gradient_edge", "(AccumulateGrad, 0), got (AccumulateGrad, 1)"),
+    ("U1.3", "a node where its edge belongs", "u1_record.py", "gradient_edge(x) if need else",
+     "gradient_edge(x)[0] if need else",  # not a pair: a Mistake that says so, not a TypeError
+     "test_an_input_that_requires_grad_gets_its_gradient_edge",
+     "should be gradient_edge(x) = (AccumulateGrad, 0), got <"),
     ("U1.3", "record unfilled", "u1_record.py", None, None,
      "test_an_input_that_requires_grad_gets_its_gradient_edge", "not implemented yet: record (U1)"),
     ("U2.3", "a breadth-first walk", "u2_walk.py", "def walk(", BFS_WALK,

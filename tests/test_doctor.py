@@ -92,3 +92,21 @@ def test_torch_is_said_to_be_what_the_lessons_compare_with_live() -> None:
     assert "parity tests only" not in line
     if importlib.util.find_spec("torch") is None:
         assert "the lessons then compare with PyTorch live" in line
+
+
+def broken_dot(folder: Path) -> Path:
+    """A ``dot`` on PATH that is found but cannot draw SVG (Graphviz without its plugins)."""
+    folder.mkdir()
+    dot = folder / "dot"
+    dot.write_text('#!/bin/sh\necho \'Format: "svg" not recognized. Use one of:\' >&2\nexit 1\n')
+    dot.chmod(0o755)
+    return dot
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a shell script stands in for dot")
+def test_a_dot_that_cannot_draw_svg_is_not_ok(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    dot = broken_dot(tmp_path / "bin")
+    monkeypatch.setenv("PATH", str(dot.parent))
+    line = row(CliRunner().invoke(main, ["doctor"]).output, "Graphviz dot")
+    assert line.startswith("missing ") and f"{dot} cannot draw a one-node graph as SVG" in line
+    assert 'Format: "svg" not recognized' in line and "apt-get install graphviz" in line

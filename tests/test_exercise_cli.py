@@ -40,6 +40,9 @@ def test_list_shows_each_unit_then_its_exercises() -> None:
     rows = [line for line in lines if line.startswith(" ")]
     for line, e in zip(rows, catalog.EXERCISES):
         assert line.split()[0] == e.id and e.title in line and f"(lesson {e.lesson})" in line
+        where = "engine/u1_record.py" if e.id == "U1.3" else "engine/u2_walk.py" if e.id == "U2.3" \
+            else e.filename  # the file the student writes in
+        assert line.split(e.title, 1)[1].split()[0] == where, line
     assert lines[lines.index(next(u for u in units if u.startswith("U2"))) + 1].split()[0] == "U2.1"
     assert rows[[e.id for e in catalog.EXERCISES].index("U2.1")].endswith("[3]")  # its alias
 
@@ -119,8 +122,39 @@ def test_an_empty_or_foreign_folder_is_not_an_exercise_workspace(tmp_path: Path,
         assert code == 2 and "is not an exercise workspace (run `micrograd2 exercise start" in out
         assert "missing" not in out
     monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("MICROGRAD2_WORKSPACE", raising=False)
     code, out = invoke("check")
-    assert code == 2 and "Error: . is not an exercise workspace (run `micrograd2 exercise start .`)" in out
+    assert code == 2 and "Error: the current folder is not an exercise workspace, nor is any folder " \
+        "above it: start one with `micrograd2 exercise start DIR`" in out
+
+
+def test_ids_without_a_directory_are_ids_and_the_error_says_so(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("MICROGRAD2_WORKSPACE", raising=False)
+    code, out = invoke("check", "U2.1", "U2.2")
+    text = " ".join(out.split())
+    assert code == 2 and "(U2.1 U2.2: read as exercise IDs)" in text and ". is not" not in text
+    assert "`micrograd2 exercise start DIR`" in text and "`micrograd2 exercise check DIR U2.1 U2.2`" in text
+    code, out = invoke("check", "U9.9")  # looks like an ID: never read as a folder to grade
+    assert code == 2 and "there is no exercise or unit U9.9" in out
+    monkeypatch.setenv("MICROGRAD2_WORKSPACE", str(tmp_path / "nowhere"))
+    code, out = invoke("check", "U2.1")
+    assert code == 2 and f"nor is $MICROGRAD2_WORKSPACE ({tmp_path / 'nowhere'})" in " ".join(out.split())
+
+
+def test_without_a_directory_check_grades_the_workspace_above_or_the_named_one(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert invoke("start", str(tmp_path / "ws"))[0] == 0
+    shutil.copy(SOLVED_7, tmp_path / "ws" / catalog.get(7).filename)
+    monkeypatch.delenv("MICROGRAD2_WORKSPACE", raising=False)
+    monkeypatch.chdir(tmp_path / "ws" / "engine")  # a student in the engine's folder
+    code, out = invoke("check", "U5.3")
+    assert code == 0 and check_lines(out)[0] == f"workspace: {(tmp_path / 'ws').resolve()}", out
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("MICROGRAD2_WORKSPACE", str(tmp_path / "ws"))
+    code, out = invoke("check", "U5.3", "U5.3")
+    assert code == 0 and out.splitlines()[-1] == "1/1 exercises passed"
 
 
 def test_check_without_a_directory_grades_the_current_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

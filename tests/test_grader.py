@@ -145,6 +145,32 @@ def test_the_default_timeout_is_a_small_multiple_of_the_reference_time() -> None
     assert grader.default_timeout(3) == grader.default_timeout("U2.1")  # an alias
 
 
+def test_each_test_has_its_own_limit_a_small_multiple_of_the_model_solutions() -> None:
+    for e in catalog.EXERCISES:
+        most = grader.per_test_timeout(e.id)
+        assert grader.MIN_TEST_TIMEOUT <= most <= grader.default_timeout(e.id)
+        assert grader.per_test_timeout(e.id, "test_anything_light") == grader.MIN_TEST_TIMEOUT
+    deep = "test_a_100000_deep_chain_works_without_recursion"
+    assert grader.per_test_timeout("U2.1", deep) == grader.per_test_timeout("U2.1") == 4 * 1.8
+    assert grader.per_test_timeout("U2.1", "test_block1_graph_is_ordered") == grader.MIN_TEST_TIMEOUT
+    for exercise_id, measured in grader.REFERENCE_TEST_CPU.items():  # each names a test that exists
+        e = catalog.get(exercise_id)
+        text = "".join(f.read_text(encoding="utf-8") for f in
+                       (*catalog.test_files(e), *catalog.test_files(e, TEACHER / "hidden")))
+        assert all(f"def {name}(" in text for name in measured), exercise_id
+
+
+def test_an_infinite_loop_stops_at_its_tests_own_limit(tmp_path: Path) -> None:
+    stubs.make_workspace(tmp_path)
+    source = solution(3).read_text(encoding="utf-8")
+    (tmp_path / "ex03_topo_order.py").write_text(source.replace("    start = root.grad_fn\n",
+                                                                "    while True:\n        pass\n", 1))
+    [r] = grader.check(tmp_path, ["U2.1"])
+    assert r.status == "timeout" and grader.default_timeout("U2.1") > grader.MIN_TEST_TIMEOUT
+    assert r.summary.startswith(f"timeout after {grader.MIN_TEST_TIMEOUT:g} s of CPU time at ex03_topo_order.py:")
+    assert r.summary.endswith("in test_block1_graph_is_ordered (an infinite loop, or far too slow?)")
+
+
 def test_the_stub_column_reads_to_do() -> None:
     exercise = catalog.get("U1.1")
     message = "ex01_mul_sum.py:3: NotImplementedError: Exercise U1.1: implement Mul.forward"
@@ -311,7 +337,9 @@ def test_a_workspace_that_hangs_everywhere_is_graded_within_its_limits(tmp_path:
     # CPU time, not wall-clock time: a busy machine makes the run longer, not the runners' share of work.
     # Each runner stops at its own CPU limit (plus its start-up, under 2 s), never runs on.
     spent = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
-    assert spent < sum(grader.default_timeout(n) + 2 for n in catalog.IDS)
+    # Each stops at its import's own limit (NOTE [A test's own limit]), not at the exercise's.
+    assert spent < sum(grader.per_test_timeout(n) + 1.5 for n in catalog.IDS) < \
+        sum(grader.default_timeout(n) for n in catalog.IDS)
     assert [r.status for r in results] == ["timeout"] * len(catalog.EXERCISES)
     for r in results:
         assert f"at {r.name}.py:" in r.summary and "in <module>, while importing" in r.summary

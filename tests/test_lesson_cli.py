@@ -323,3 +323,14 @@ def test_reference_reruns_the_command_on_the_reference_path(tmp_path: Path) -> N
     assert done.returncode == 0, done.stdout + done.stderr
     assert "✓ fast layer off: False" in done.stdout
     assert "from the command line" in cli("run", str(script), "--reference").output  # in-process: refused
+
+
+def test_a_warning_is_said_where_it_is_raised_before_the_check_it_belongs_to(tmp_path: Path) -> None:
+    script = tmp_path / "warns.py"
+    script.write_text(MINE.replace("z.backward()\n", "print('before the warning')\nimport warnings\n"
+                                   "warnings.warn('x is about to be used')\nz.backward()\n"), encoding="utf-8")
+    result = cli("run", str(script), "--no-color")
+    out = result.output
+    assert result.exit_code == 0, out
+    assert out.index("before the warning") < out.index("  UserWarning: x is about to be used") \
+        < out.index("✓ x.grad: 3.0")

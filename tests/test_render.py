@@ -76,6 +76,20 @@ def test_jupyter_picture_is_none_without_dot(block1: dict[str, Any], monkeypatch
     assert block1["z"]._repr_svg_() is None
 
 
+def test_a_jupyter_picture_that_dot_cannot_draw_falls_back_to_text(block1: dict[str, Any],
+                                                                   monkeypatch: pytest.MonkeyPatch,
+                                                                   tmp_path: Path) -> None:
+    dot = tmp_path / "dot"  # found, but without the SVG plugin: dot fails on every graph
+    dot.write_text('#!/bin/sh\necho \'Format: "svg" not recognized. Use one of:\' >&2\nexit 1\n')
+    dot.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.warns(mg.viz.DiagramFailedWarning, match=r'could not be drawn \(Graphviz dot failed: '
+                      r'Format: "svg" not recognized.*shown as text; `micrograd2 doctor` checks Graphviz'):
+        assert block1["z"]._repr_svg_() is None  # Jupyter then shows the Value's text
+    with pytest.warns(mg.viz.DiagramFailedWarning):
+        assert mg.viz.notebook_svg(mg.draw(block1["z"])) is None
+
+
 
 def test_a_dot_run_that_takes_too_long_ends_in_a_clear_message(monkeypatch: pytest.MonkeyPatch) -> None:
     import importlib

@@ -90,3 +90,39 @@ def test_a_skip_is_shown_on_a_passed_row_and_a_not_graded_exercise_is_counted_ap
     assert text.splitlines()[-1] == "1/2 exercises passed; 1 not graded: needs PyTorch"
     assert "Exercise U4.2, Hooks: not graded, every test skipped:\n  test_live: skipped: PyTorch" in text
     assert "Exercise U4.2" not in reporting.render([passed, not_graded])  # its row said it all
+
+
+def _stubs() -> list[ExerciseResult]:
+    """A fresh workspace's rows: long titles, each a stub whose reason names a function, file and line."""
+    rows = []
+    for i, (title, what) in enumerate([
+            ("Forward vs reverse mode, counted", "implement forward_mode_cost (u0_modes.py:33)"),
+            ("Record: requires_grad spreading, on your engine", "implement Mul.forward (ex01_mul_sum.py:34)"),
+            ("Reverse topological order, without recursion",
+             "implement reverse_topological_order (ex03_topo_order.py:28)")]):
+        reason = f"to do: {what}"
+        rows.append(ExerciseResult(f"U{i}.1", f"m{i}", title, "failed", reason, 0.5, 4,
+                                   [CaseResult("test_a", "failed", reason, reason)], details=reason))
+    return rows
+
+
+def test_every_reason_the_table_cuts_follows_it_in_full_to_do_rows_too() -> None:
+    for width in (80, 100, 120):
+        rows = [*_stubs(), results()[1]]
+        text = reporting.render(rows, width=width)
+        table, after = text.split("\n\n", 1)
+        assert all(len(line) <= width for line in text.splitlines()), (width, text)
+        flat = " ".join(after.split())
+        for r in rows:
+            cut = next(line for line in table.splitlines() if line.startswith(r.id)).endswith("…")
+            whole = r.summary.removeprefix("to do: ") if r.summary.startswith("to do: ") else LONG
+            assert not cut or " ".join(whole.split()) in flat, (width, r.id, text)
+        if width == 80:  # the reason column keeps its room: the titles go, the ids name the rows
+            assert "Forward vs reverse" not in table and "to do: implement forward_mode_cost" in table
+
+
+def test_a_to_do_list_is_whole_once_any_stub_row_is_cut() -> None:
+    text = reporting.render(_stubs(), width=80)
+    listed = text.split("To do (where each exercise still runs its stub: the function, file and line):\n")[1]
+    assert [line.split()[0] for line in listed.splitlines()[:3]] == ["U0.1", "U1.1", "U2.1"]
+    assert "To do" not in reporting.render(_stubs()[:1], width=120)  # nothing cut, nothing repeated

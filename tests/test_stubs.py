@@ -100,6 +100,8 @@ def test_a_workspace_holds_stubs_tests_readme_and_ini_but_no_solution(tmp_path: 
         assert (tmp_path / "class1" / "tests" / e.test_file.name).read_text() == e.test_file.read_text()
     readme = (tmp_path / "class1" / "README.md").read_text(encoding="utf-8")
     assert all(e.title in readme for e in EXERCISES) and "{exercise_table}" not in readme
+    assert "| U1.1 | `ex01_mul_sum.py` |" in readme  # the file each exercise is written in
+    assert "| U1.3 | `engine/u1_record.py` (the task: `u1_engine_record.py`) |" in readme
     with pytest.raises(FileExistsError):
         stubs.make_workspace(tmp_path / "class1")
     (tmp_path / "class1" / "notes.txt").write_text("mine")

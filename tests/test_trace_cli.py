@@ -212,3 +212,24 @@ def test_a_file_in_a_missing_folder_is_refused_before_the_script_runs(tmp_path: 
         assert result.exit_code == 2 and "script True" not in result.output
         assert f"the folder {tmp_path / 'a_file'} does not exist (create it first)" in result.output
     assert "Traceback" not in result.output and "missed" not in result.output
+
+
+def test_a_script_that_does_not_compile_says_only_its_error(tmp_path: Path) -> None:
+    result = run("--no-color", script(tmp_path, "x = (1,\n", name="bad.py"), "--graph", str(tmp_path / "g.dot"))
+    assert result.exit_code == 1 and "SyntaxError" in result.output
+    assert "ran no backward pass" not in result.output and "no graph or page written" not in result.output
+
+
+def test_a_raising_script_says_its_error_before_what_came_of_it(tmp_path: Path) -> None:
+    result = run("--no-color", script(tmp_path, "raise ValueError('no data')\n"))
+    out = result.output
+    assert result.exit_code == 1 and "ValueError: no data" in out
+    assert out.index("Traceback") < out.index("(student.py ran no backward pass: nothing to narrate)")
+
+
+def test_wrote_the_graph_follows_the_narration_of_the_pass_it_draws(tmp_path: Path) -> None:
+    graph = tmp_path / "tiny.dot"
+    result = run("--no-color", script(tmp_path, SCRIPT), "--graph", str(graph))
+    out = result.output
+    assert result.exit_code == 0, out
+    assert out.index("backward pass 1 from") < out.index(f"wrote {graph}") < out.index("pass 1 x.grad")

@@ -183,3 +183,23 @@ def test_ctrl_c_says_how_many_steps_were_trained_and_exits_130(monkeypatch) -> N
     result = run(["train", "--steps", "10"])
     assert result.exit_code == 130 and "Aborted" not in result.output
     assert "training stopped (Ctrl-C) after 3 of 10 steps; last loss 0.5000  training acc 75.0%" in result.output
+
+
+def test_the_bar_counts_from_the_steps_done_and_ends_on_the_summarys_accuracy(monkeypatch) -> None:
+    import click._termui_impl
+
+    from micrograd2 import training
+
+    real = training.train
+
+    def zero_accuracy_in_each_step(config, progress):  # each step's accuracy differs from the model's
+        return real(config, lambda step, loss, accuracy: progress(step, loss, 0.0))
+
+    monkeypatch.setattr(training, "train", zero_accuracy_in_each_step)
+    monkeypatch.setattr(click._termui_impl, "isatty", lambda stream: True)  # draw the frames
+    result = run(["train", "--samples", "12", "--steps", "4", "--hidden", "4"])
+    assert result.exit_code == 0, result.output
+    frames = [f for f in result.output.replace("\n", "\r").split("\r") if f.startswith("training  [")]
+    assert [f.split()[2] for f in frames][:3] == ["2/4", "3/4", "4/4"], frames
+    summary = result.output.split("training accuracy: ")[1].split()[0]
+    assert frames[-1].split("training acc ")[1].startswith(summary), (frames[-1], summary)

@@ -1,8 +1,9 @@
 """``micrograd2 doctor``: what is installed and usable, and which engine path is on.
 
-One line per check: Python, Graphviz ``dot``, NumPy, pytest, matplotlib,
-scikit-learn, torch, pycuda with a GPU, and the autograd engine path (fast, or
-the reference path that ``MICROGRAD2_REFERENCE=1`` selects).  A missing piece
+One line per check: Python, Graphviz ``dot`` (found, and drawing a one-node
+graph as SVG), NumPy, pytest, matplotlib, scikit-learn, torch, pycuda with a
+GPU, and the autograd engine path (fast, or the reference path that
+``MICROGRAD2_REFERENCE=1`` selects).  A missing piece
 says what it is needed for and how to install it.
 """
 from __future__ import annotations
@@ -11,6 +12,7 @@ import importlib
 import importlib.util
 import platform
 import shutil
+import subprocess
 import sys
 from typing import Callable
 
@@ -24,12 +26,30 @@ def _python() -> tuple[bool, str]:
     return True, f"Python {platform.python_version()} ({sys.executable})"  # setup.cfg requires >= 3.10
 
 
+GRAPHVIZ_INSTALL = "apt-get install graphviz | brew install graphviz | conda install graphviz"
+ONE_NODE = "digraph { a }"  # the smallest graph: a dot that draws it as SVG can draw every diagram's format
+DOT_TIMEOUT_S = 30.0
+
+
 def _dot() -> tuple[bool, str]:
+    """Graphviz's ``dot``: found, and able to draw a one-node graph as SVG (a ``dot`` without its
+    plugins is found but draws nothing; ``trace --graph`` would then fail)."""
     path = shutil.which("dot")
-    if path:
-        return True, path
-    return False, ("Graphviz's dot is missing (diagrams fall back to .dot files): apt-get install graphviz | "
-                   "brew install graphviz | conda install graphviz")
+    if not path:
+        return False, f"Graphviz's dot is missing (diagrams fall back to .dot files): {GRAPHVIZ_INSTALL}"
+    try:
+        done = subprocess.run([path, "-Tsvg"], input=ONE_NODE.encode(), capture_output=True,
+                              timeout=DOT_TIMEOUT_S, check=False)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        said = f"did not finish in {DOT_TIMEOUT_S:g} s" if isinstance(error, subprocess.TimeoutExpired) \
+            else str(error)
+    else:
+        if done.returncode == 0 and b"<svg" in done.stdout:
+            return True, f"{path} (draws SVG)"
+        lines = done.stderr.decode(errors="replace").strip().splitlines()
+        said = lines[0] if lines else f"exit status {done.returncode}, no SVG"
+    return False, (f"{path} cannot draw a one-node graph as SVG ({said}), so trace --graph and the "
+                   f"notebooks' pictures fail: reinstall Graphviz: {GRAPHVIZ_INSTALL}")
 
 
 def _module(name: str, hint: str, import_name: str | None = None) -> Callable[[], tuple[bool, str]]:

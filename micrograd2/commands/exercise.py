@@ -9,6 +9,7 @@ and the catalog are imported by the commands that use them.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -67,15 +68,19 @@ def command() -> None:
 
 @command.command("list")
 def list_() -> None:
-    """Each unit, then its exercises: id, title, lesson, goal (and the old number, an alias)."""
+    """Each unit, then its exercises: id, title, the workspace file you write it in, lesson, goal
+    (and the old number, an alias)."""
     from ..exercises import catalog
 
     width = max(len(e.title) for e in catalog.EXERCISES)
+    files = {e.id: ", ".join(catalog.student_files(e)) for e in catalog.EXERCISES}
+    file_width = max(map(len, files.values()))
     for unit in catalog.units():
         click.echo(f"{unit.key}  {unit.theme} (about {unit.hours:g} h)")
         for e in (e for e in catalog.EXERCISES if e.unit == unit.key):
             alias = f"  [{e.alias}]" if e.alias is not None else ""
-            click.echo(f"  {e.id:<5} {e.title:<{width}}  (lesson {e.lesson})  {e.goal}{alias}")
+            click.echo(f"  {e.id:<5} {e.title:<{width}}  {files[e.id]:<{file_width}}  (lesson {e.lesson})  "
+                       f"{e.goal}{alias}")
 
 
 @command.command()
@@ -102,9 +107,11 @@ def start(directory: Path, force: bool) -> None:
                "your own engine's holes are in engine/ (U1.3, U2.3: `micrograd2 lesson run 1 --engine engine`)")
 
 
-CHECK_HELP = """Grade the workspace DIR (default: the current folder), or only the exercises ID...: each a
-unit (U2), an exercise (U2.1) or its old number (3).  `check U2` grades unit U2 of the current
-folder; `check ws U1.1 U5.3` two exercises of ws.
+CHECK_HELP = """Grade the workspace DIR, or only the exercises ID...: each a unit (U2), an exercise
+(U2.1) or its old number (3).  Without DIR, the workspace you are in: the current folder, else the
+nearest folder above it that is one, else $MICROGRAD2_WORKSPACE.  So `check U2.1 U2.2` grades two
+exercises of the workspace you are in; `check ws U1.1 U5.3` two exercises of ws.  A first argument
+that is a folder is DIR; one that looks like an ID (U2, U2.1, 3) is an ID.
 
 With --class CLASS, grade every immediate subfolder of CLASS that is a workspace (a student,
 keyed by its folder's name; other folders are listed as skipped), and write the class's grades:
@@ -126,8 +133,9 @@ error."""
               help="Grade with the hidden tests in this folder (test_<module>*.py per exercise) instead of the "
                    "public ones; without ID, the exercises it has tests for.")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
-              help="Seconds of CPU time each exercise may use before it counts as a timeout "
-                   "[default: 4× the reference solution's, at least 3 s].")
+              help="Seconds of CPU time each test (and the import of your module) may use, and "
+                   "each exercise in all, before it counts as a timeout [default: each test 4× the "
+                   "model solution's, at least 1.5 s; each exercise 4× the solution's run, at least 3 s].")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write a machine-readable report to this file (with --class: the class's, "
                    "default CLASS/grades.json).")
@@ -147,17 +155,26 @@ def check(arguments: tuple[str, ...], class_dir: Path | None, tests_dir: Path | 
         return
     if csv_path is not None:
         raise click.UsageError("--csv writes a class's grades: use it with --class CLASS")
-    _check_workspace(directory, ids, tests_dir, timeout, json_path, jobs, verbose)
+    found = directory is None
+    if directory is None:
+        directory = _find_workspace(arguments)
+    _check_workspace(directory, ids, tests_dir, timeout, json_path, jobs, verbose, found)
 
 
-def _check_arguments(arguments: Sequence[str], class_dir: Path | None) -> tuple[Path, list[str] | None]:
-    """``[DIR] [ID]...`` read once: the workspace (default: here) and the exercises' ids (None: all).
+ID_LIKE = re.compile(r"^(?:[Uu]\d+(?:\.\d+)?|\d+)$")  # U2, U2.1, 3: read as an ID, never as DIR
 
-    The first argument is DIR unless it names exercises and is not a folder (`check 3`: exercise 3
-    here); with --class every argument is an ID."""
+
+def _check_arguments(arguments: Sequence[str], class_dir: Path | None) -> tuple[Path | None, list[str] | None]:
+    """``[DIR] [ID]...`` read once: the workspace (None: not given, ``_find_workspace`` finds it)
+    and the exercises' ids (None: all).
+
+    The first argument is DIR when it is a folder, or when it neither names exercises nor looks
+    like an id (``check ws``: a folder not made yet); else every argument is an ID (``check 3``:
+    exercise 3, ``check U9``: an unknown unit).  With --class every argument is an ID."""
     rest = list(arguments)
-    directory = Path(".")
-    if rest and class_dir is None and (Path(rest[0]).is_dir() or not _names_exercises(rest[0])):
+    directory = None
+    if rest and class_dir is None and (Path(rest[0]).is_dir() or not (
+            _names_exercises(rest[0]) or ID_LIKE.match(rest[0]))):
         directory = Path(rest.pop(0))
     for key in rest:
         if class_dir is not None and not _names_exercises(key) and Path(key).is_dir():
@@ -167,15 +184,47 @@ def _check_arguments(arguments: Sequence[str], class_dir: Path | None) -> tuple[
     return directory, (list(dict.fromkeys(ids)) if rest else None)
 
 
-def _check_workspace(directory: Path, ids: list[str] | None, tests_dir: Path | None, timeout: float | None,
-                     json_path: Path | None, jobs: int | None, verbose: bool) -> None:
-    """Grade one workspace: the table, the diagnoses, the JSON report; exit 1 unless all passed."""
+def _find_workspace(ids: Sequence[str]) -> Path:
+    """The workspace ``check`` grades when no DIR is given (NOTE [Which workspace]), or a usage
+    error that says how to start one and that ``ids`` (as typed) were read as IDs."""
+    from ..exercises import activity, grader
+
+    here = Path.cwd()
+    for folder in (here, *here.parents):
+        if grader.is_workspace(folder):
+            return Path(".") if folder == here else folder
+    named = os.environ.get(activity.WORKSPACE_ENV)
+    if named and grader.is_workspace(Path(named)):
+        return Path(named)
+    read = f" ({' '.join(ids)}: read as exercise IDs)" if ids else ""
+    also = f", nor is ${activity.WORKSPACE_ENV} ({named})" if named else ""
+    raise click.UsageError(
+        f"the current folder is not an exercise workspace, nor is any folder above it{also}{read}: "
+        f"start one with `micrograd2 exercise start DIR` and check inside it, or name it: "
+        f"`micrograd2 exercise check DIR{''.join(' ' + i for i in ids)}`")
+
+
+# NOTE [Which workspace]
+# `check` with no DIR grades the workspace the student is in, as git finds its repository: the
+# current folder, else the nearest folder above it that is a workspace (a student in engine/ or
+# tests/), else $MICROGRAD2_WORKSPACE, the workspace the lessons and hints log into.  So
+# `check U2.1 U2.2` anywhere inside a workspace grades those two; outside one, the error says
+# that the arguments were read as IDs, and how to start a workspace or name one.
+
+
+def _check_workspace(directory: Path, ids: list[str] | None, tests_dir: Path | None,
+                     timeout: float | None, json_path: Path | None, jobs: int | None,
+                     verbose: bool, found: bool = False) -> None:
+    """Grade one workspace (``found``: by ``_find_workspace``, not named): the table, the
+    diagnoses, the JSON report; exit 1 unless all passed."""
     from ..exercises import activity, grader, reporting
 
     if not directory.is_dir() or not grader.is_workspace(directory):
         raise click.UsageError(f"{directory} is not an exercise workspace "
                                f"(run `micrograd2 exercise start {directory}`)")
     say_engine()  # the first line: which engine the runners grade on
+    if found and directory != Path("."):
+        click.echo(f"workspace: {directory.resolve()}")
     results = _stoppable(lambda: grader.check(directory, ids, timeout=timeout, jobs=jobs,
                                               status=_status_line(sys.stderr), tests_dir=tests_dir))
     if json_path is not None:

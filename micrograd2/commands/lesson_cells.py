@@ -144,10 +144,12 @@ def run_script(path: Path, text: str, narrator: Any, printer: Printer) -> Stop |
 
 
 def _run_cell(cell: Cell, path: Path, namespace: dict[str, Any], narrator: Any, printer: Printer) -> Stop | None:
-    """Run one code cell (compiled at its real lines); then its warnings and its narration."""
+    """Run one code cell (compiled at its real lines), each warning said where it is raised; then its
+    narration (NOTE [A warning where it happens])."""
     stop = None
-    with warnings.catch_warnings(record=True) as caught, _quiet(printer.quiet):
+    with warnings.catch_warnings(), _quiet(printer.quiet):
         warnings.simplefilter("always")
+        warnings.showwarning = _shown_by(printer, path)
         narrator.start()
         try:
             exec(compile("\n" * (cell.line - 1) + cell.source, str(path), "exec"), namespace)
@@ -159,14 +161,28 @@ def _run_cell(cell: Cell, path: Path, namespace: dict[str, Any], narrator: Any, 
             stop = Stop(f"{type(exc).__name__}: {first}{_where(exc, path)}", script_traceback(exc, path))
         finally:
             told = narrator.stop()
-    for w in caught:
-        for line in _warning_lines(w, path):
-            printer.write(line, "warn")
     if told and narrator.json:
         sys.stdout.write(told + "\n")
     elif told:
         printer.write(told)
     return stop
+
+
+# NOTE [A warning where it happens]
+# A cell's warnings are said as they are raised, among the cell's own prints: a lesson's "the warning
+# above" is above, and a warning raised by the code a check runs comes before that check's ✓ line.
+# (A lesson that catches warnings itself, `catch_warnings(record=True)`, keeps them from the runner.)
+def _shown_by(printer: Printer, path: Path) -> Any:
+    """A ``warnings.showwarning`` that says each warning at once, in the runner's one-line form."""
+
+    def show(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+             file: TextIO | None = None, line: str | None = None) -> None:
+        w = warnings.WarningMessage(message, category, filename, lineno, file, line)
+        sys.stdout.flush()  # the cell's prints so far come first
+        for text in _warning_lines(w, path):
+            printer.write(text, "warn")
+
+    return show
 
 
 def _warning_lines(w: warnings.WarningMessage, path: Path) -> list[str]:

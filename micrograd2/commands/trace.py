@@ -30,6 +30,12 @@ from .reference import reference_option
 
 _PACKAGE = str(Path(__file__).resolve().parents[1])
 
+# NOTE [A failed script]
+# A script that raises gets, in this order: the narration of the passes it finished, the passes
+# that failed before their first step, its own traceback, then what came of it ("ran no backward
+# pass", "no graph written").  A script that does not compile (a SyntaxError) never ran: nothing
+# is said of its backward passes, only its error.
+
 
 class _Narrator:
     """Prints what the tracer recorded, pass by pass, then forgets it (a long script stays small).
@@ -42,6 +48,7 @@ class _Narrator:
         self.graph, self.html = graph, html
         self.narrated: set[int | None] = set()
         self.drawn = self.reader_gone = self.failed = False  # failed: a --graph/--html file was not written
+        self.said: list[tuple[str, bool]] = []  # what drawing had to say: (line, to stderr), after the pass
 
     def pass_ended(self, tracer: Tracer, finished: Pass) -> None:
         if self.reader_gone:
@@ -50,8 +57,11 @@ class _Narrator:
         try:
             if not self.drawn and (self.graph or self.html):
                 self.drawn = True
-                self.draw(tracer, finished.pass_no)
+                self.draw(tracer, finished.pass_no)  # before flush forgets the pass
             self.flush(tracer)
+            for text, err in self.said:  # "wrote g.svg" follows the narration of the pass it draws
+                click.echo(text, err=err)
+            self.said.clear()
         except BrokenPipeError:  # `micrograd2 trace … | head`: say nothing more, the script ends as it would
             self.reader_gone = True
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -64,26 +74,24 @@ class _Narrator:
         from ..viz.graph import from_pass
 
         found = too_long(tracer.events, pass_no)
-        with warnings_in_one_line():
+        with warnings_in_one_line(self.said):
             if self.graph is not None:
                 self.attempt(self.graph, lambda: mg.render(digraph(from_pass(tracer, pass_no)), str(self.graph)))
             if self.html is not None and found is not None:  # a warning: the script ran, the rest was written
-                click.echo(refused_page(self.html, "the script's first", found), err=True)
+                self.said.append((refused_page(self.html, "the script's first", found), True))
             elif self.html is not None:
                 self.attempt(self.html, lambda: mg.viz.stepper(tracer, str(self.html)))
 
     def attempt(self, path: Path, write: Callable[[], str]) -> None:
         """``write()`` the file ``path``; a failure is one line on stderr (the script goes on)."""
         try:
-            self.tell(f"wrote {write()}")
+            self.said.append((f"wrote {write()}", self.as_json))
         except BrokenPipeError:
             raise
         except Exception as exc:  # Graphviz timing out, a folder that can't be written…
             self.failed = True
-            click.echo(f"(could not write {path}: {type(exc).__name__}: {str(exc).splitlines()[0]})", err=True)
-
-    def tell(self, text: str) -> None:
-        click.echo(text, err=self.as_json)
+            self.said.append((f"(could not write {path}: {type(exc).__name__}: {str(exc).splitlines()[0]})",
+                              True))
 
     def flush(self, tracer: Tracer) -> None:
         if tracer.events:
@@ -106,13 +114,18 @@ class _Narrator:
 
 
 @contextlib.contextmanager
-def warnings_in_one_line() -> Iterator[None]:
-    """Say each warning (Graphviz missing…) as one line on stderr, not Python's two-line format."""
+def warnings_in_one_line(said: list[tuple[str, bool]] | None = None) -> Iterator[None]:
+    """Say each warning (Graphviz missing…) as one line on stderr, not Python's two-line format; with
+    ``said``, keep each line there (as ``(line, True)``) to be said later."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         yield
-    for w in caught:
-        click.echo(f"warning: {str(w.message).splitlines()[0]}", err=True)
+    lines = [f"warning: {str(w.message).splitlines()[0]}" for w in caught]
+    if said is None:
+        for line in lines:
+            click.echo(line, err=True)
+    else:
+        said += [(line, True) for line in lines]
 
 
 def _run(script: Path, args: Sequence[str] = ()) -> None:
@@ -178,15 +191,17 @@ def command(ctx: click.Context, script: Path, script_args: tuple[str, ...], verb
     narrator.unfinished(tracer)
     if tracer.errors:
         click.echo(f"(the tracer missed {len(tracer.errors)} events: {tracer.errors[0]})", err=True)
-    if not tracer.passes and not as_json:
+    if error is not None:  # the script's own error first: what came of it follows (NOTE [A failed script])
+        click.echo(user_traceback(error), err=True)
+    never_ran = isinstance(error, SyntaxError) and not tracer.passes
+    if not tracer.passes and not as_json and not never_ran:
         click.echo(f"({script.name} ran no backward pass: nothing to narrate)", err=True)
-    if (graph or html) and not narrator.drawn:
+    if (graph or html) and not narrator.drawn and not never_ran:
         click.echo(f"({script.name} finished no backward pass: no graph or page written)", err=True)
     engine = closing_line()  # on a student's engine (--engine): the pieces that differ
     if engine:
         click.echo(engine, err=True)
     if error is not None:
-        click.echo(user_traceback(error), err=True)
         ctx.exit(1)
     if narrator.failed:
         ctx.exit(1)

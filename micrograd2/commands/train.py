@@ -138,6 +138,11 @@ def _check_can_run(config: TrainConfig, plot_path: Path | None) -> None:
                                        "(the same model on the Tensor engine, on the CPU)")
 
 
+# NOTE [The bar's frames]
+# The bar opens after step 2 (the first step also pays for imports), at 2/N: it never shows 0 steps
+# done once two are.  Each frame's "training acc" is that step's, measured on its batch before the
+# update; the summary's is the trained model's, on the whole training set.  So the last frame is
+# drawn again with the summary's number: the bar and the summary never disagree.
 def _run(config: TrainConfig) -> TrainResult:
     """Train with a progress bar, opened once the time of one step is known (that of the second step:
     the first also pays for imports and set-up)."""
@@ -157,15 +162,19 @@ def _run(config: TrainConfig) -> TrainResult:
                 bars[0].update(1, step)
             elif step >= 2 or step == config.steps:
                 _estimate(config, times[-1] - times[-2])
-                bars.append(stack.enter_context(click.progressbar(
-                    length=config.steps, label="training", item_show_func=lambda _: _status(status),
-                    show_pos=True)))
-                bars[0].update(step, step)
+                bar: Any = click.progressbar(length=config.steps, label="training", show_pos=True,
+                                             item_show_func=lambda _: _status(status))
+                bar.pos = step  # its first frame: the steps already done, not 0 (NOTE [The bar's frames])
+                bars.append(stack.enter_context(bar))
 
         try:
             with warnings.catch_warnings():  # a diverging run's nan is said once, with a hint, in the summary
                 warnings.filterwarnings("ignore", NUMPY_NAN_WARNINGS, RuntimeWarning)
-                return training.train(config, progress)
+                result = training.train(config, progress)
+            if bars:  # the last frame shows the trained model's accuracy, as the summary does
+                status["accuracy"] = result.accuracy
+                bars[0].render_progress()
+            return result
         except (RuntimeError, ImportError) as exc:
             raise click.ClickException(" ".join(str(exc).split())) from None
         except KeyboardInterrupt:

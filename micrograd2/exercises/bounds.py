@@ -3,6 +3,8 @@
 ``guard(limit, on_timeout)`` is called by the runner before the student's
 code runs.  From then on:
 
+* each test, and the import of the student's module, stops after ``test_limit``
+  seconds of CPU time of its own (NOTE [A test's own limit]);
 * the run stops itself after ``limit`` seconds of CPU time, or ``2 × limit``
   seconds of wall-clock time (code that waits instead of computing; the time
   spent waiting for a CPU that other programs hold does not count):
@@ -66,8 +68,39 @@ class WaitClock:
         return time.monotonic() - self.started - (self.delay - self.delay_at_start)
 
 
-def guard(limit: float, workspace: Path, on_timeout: Callable[[str, str], None], parent: int | None = None) -> None:
-    """Bound this process as the module docstring says (call once, from the main thread).
+class Phases:
+    """The parts of a run that each have ``limit`` seconds of CPU time of their own (NOTE [A test's
+    own limit]): ``begin()`` when one starts (the import of the student's module, a test),
+    ``end()`` when it ends; between them (pytest's start-up, collection) only the run's limits hold."""
+
+    def __init__(self, limit: float | None) -> None:
+        self.most = self.limit = limit  # most: what any part may use; limit: the part now running
+        self.since: float | None = None  # the process's CPU time when the part now running began
+
+    def begin(self, limit: float | None = None) -> None:
+        """A part begins, with ``limit`` seconds (default, and at most: the limit ``guard`` set)."""
+        self.limit = self.most if limit is None or self.most is None else min(limit, self.most)
+        self.since = time.process_time()
+
+    def end(self) -> None:
+        self.since = None
+
+    def over(self) -> bool:
+        """Whether the part now running has used more than its limit."""
+        since, limit = self.since, self.limit
+        return limit is not None and since is not None and time.process_time() - since > limit
+
+
+# NOTE [A test's own limit]
+# An infinite loop costs the grader the whole limit it runs under, and a workspace stuck in loops
+# everywhere costs the sum of them.  So besides the run's limits (CPU time, wall-clock time, for
+# the whole exercise) each test, and the import of the student's module, has a limit of its own,
+# a small multiple of the model solution's slowest test (grader.per_test_timeout): a loop is
+# stopped at its first test's limit, a second or two, not at the whole exercise's.
+def guard(limit: float, workspace: Path, on_timeout: Callable[[str, str], None], parent: int | None = None,
+          test_limit: float | None = None) -> Phases:
+    """Bound this process as the module docstring says (call once, from the main thread); with
+    ``test_limit``, each part that the returned ``Phases`` marks may use that much CPU time.
 
     ``parent`` is the pid of the process that started this one (default: the parent now); a parent that has
     already gone is noticed at the watchdog's first look."""
@@ -76,6 +109,7 @@ def guard(limit: float, workspace: Path, on_timeout: Callable[[str, str], None],
     _cpu_rlimit(limit)
     main = threading.main_thread().ident
     clock = WaitClock()  # this process's main thread: the student's code
+    phases = Phases(test_limit)
 
     def watch() -> None:
         while True:
@@ -83,15 +117,19 @@ def guard(limit: float, workspace: Path, on_timeout: Callable[[str, str], None],
             if os.getppid() != parent:
                 os._exit(PARENT_GONE_EXIT)
             cpu_out, wall_out = time.process_time() > limit, clock.seconds() > wall_limit(limit)
-            if cpu_out or wall_out:
+            part_limit = phases.limit
+            part_out = phases.over()
+            if cpu_out or wall_out or part_out:
                 frame = sys._current_frames().get(main or 0)
-                spent = f"{limit:g} s of CPU time" if cpu_out else f"{wall_limit(limit):g} s"
+                spent = (f"{part_limit:g} s of CPU time" if part_out and part_limit is not None
+                         else f"{limit:g} s of CPU time" if cpu_out else f"{wall_limit(limit):g} s")
                 try:
                     on_timeout(where(frame, workspace), spent)
                 finally:
                     os._exit(TIMED_OUT_EXIT)
 
     threading.Thread(target=watch, name="micrograd2-grading-watchdog", daemon=True).start()
+    return phases
 
 
 def where(frame: object, workspace: Path) -> str:

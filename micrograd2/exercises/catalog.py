@@ -91,6 +91,17 @@ class Exercise:
         return count_tests([self.test_file])
 
 
+# The engine exercises whose sheet only states the task: the student writes the hole's module in
+# engine/ (classroom.py's NOTE [To do]; ``exercise list`` and the workspace's README name it).
+ENGINE_FILES = {"U1.3": ("engine/u1_record.py",), "U2.3": ("engine/u2_walk.py",)}
+
+
+def student_files(exercise: Exercise) -> tuple[str, ...]:
+    """The workspace files the student writes for ``exercise``: its own module, or for an engine
+    exercise the hole's module in engine/ (``ENGINE_FILES``)."""
+    return ENGINE_FILES.get(exercise.id, (exercise.filename,))
+
+
 def count_tests(files: list[Path]) -> int:
     """How many ``def test_`` functions the files hold (what the table's "tests" column counts)."""
     lines = [line for path in files for line in path.read_text(encoding="utf-8").splitlines()]

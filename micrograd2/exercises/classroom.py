@@ -11,8 +11,8 @@ NOTE [To do]
 An exercise is "to do" when every file the student writes for it is still as ``exercise start``
 wrote it (the stub, ``stubs.workspace_files``; line endings and trailing blanks aside).  It is not
 run: a fresh workspace is graded at once.  The student's file is the exercise's own, except for
-the engine exercises whose sheet only states the task (``ENGINE_FILES``): there it is the hole's
-module in ``engine/``.  A missing file is not "to do": the grader says it is missing ("error").
+the engine exercises whose sheet only states the task (``catalog.ENGINE_FILES``): there it is the
+hole's module in ``engine/``.  A missing file is not "to do": the grader says it is missing ("error").
 """
 from __future__ import annotations
 
@@ -24,18 +24,13 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from . import activity, catalog, grader, stubs
+from .catalog import student_files  # NOTE [To do]
 from .grader import ERROR, FAILED, NOT_GRADED, PASSED, TIMEOUT, ExerciseResult
 
 TO_DO = "to do"
 CELLS = {PASSED: "pass", FAILED: "fail", TIMEOUT: "fail", ERROR: "error", NOT_GRADED: "not graded"}
-ENGINE_FILES = {"U1.3": ("engine/u1_record.py",), "U2.3": ("engine/u2_walk.py",)}  # NOTE [To do]
 HINTS_COLUMN = "hints used (informational)"
 PREDICTIONS_COLUMN = "predictions right/answered (informational)"
-
-
-def student_files(exercise: catalog.Exercise) -> tuple[str, ...]:
-    """The workspace files the student writes for ``exercise`` (NOTE [To do])."""
-    return ENGINE_FILES.get(exercise.id, (exercise.filename,))
 
 
 def _normal(text: str) -> str:

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -40,6 +41,19 @@ from .harness import Mistake, expect
 
 PACKAGE_ROOT = Path(harness.__file__).resolve().parents[2]  # the folder micrograd2 is imported from
 RUN_SECONDS = 300  # a new process on the student's engine is stopped after this (an infinite loop)
+RUN_CPU_SECONDS = 6  # ... or after this much CPU time: about 4× the model solution's capstone run
+
+
+def _cpu_limited() -> None:
+    """In a new process on the student's engine: at most ``RUN_CPU_SECONDS`` of CPU time, then
+    SIGXCPU (an infinite loop there stops in seconds, not at the grader's wall-clock limit)."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - Windows: RUN_SECONDS alone
+        return
+    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    soft = RUN_CPU_SECONDS if hard == resource.RLIM_INFINITY else min(RUN_CPU_SECONDS, hard)
+    resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
 
 
 def engine_folder(student: ModuleType) -> Path:
@@ -73,6 +87,31 @@ def hole(student: ModuleType, name: str) -> Callable[..., Any]:
     return function
 
 
+# NOTE [An edge is read as a pair]
+# An edge is PyTorch's pair ``(node, input_nr)``: micrograd2's ``Edge`` is one, and so is a student's
+# ``(node, 0)`` tuple or ``[node, 0]`` list.  The tests read what ``record`` returned by unpacking
+# it into its two fields, never by its type: whatever unpacks into two is an edge, and what does
+# not is shown as it is in the message.
+def edge_pair(edge: Any) -> tuple[Any, Any] | None:
+    """``edge`` read as ``(node, input_nr)`` (NOTE [An edge is read as a pair]); None if it is not
+    a pair."""
+    try:
+        node, input_nr = edge
+    except (TypeError, ValueError):
+        return None
+    return node, input_nr
+
+
+def edge_name(edge: Any) -> str:
+    """``(AccumulateGrad, 0)``, ``(MulBackward0, 0)``, ``(None, 0)``: an edge, for messages."""
+    pair = edge_pair(edge)
+    if pair is None:
+        return repr(edge)[:80]
+    node, input_nr = pair
+    name = getattr(node, "name", None)
+    return f"({'None' if node is None else name() if callable(name) else repr(node)[:40]}, {input_nr!r})"
+
+
 def unfilled(student: ModuleType, names: tuple[str, ...]) -> list[str]:
     """Which of the holes ``names`` the student's engine leaves unfilled."""
     found = student_holes(engine_folder(student))
@@ -91,13 +130,18 @@ def environment(folder: Path) -> dict[str, str]:
 def run_on_engine(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """``python ARGS`` in a new process on the engine in ``folder``."""
     try:
-        return subprocess.run([sys.executable, *args], env=environment(folder), cwd=PACKAGE_ROOT,
+        done = subprocess.run([sys.executable, *args], env=environment(folder), cwd=PACKAGE_ROOT,
                               capture_output=True, text=True, timeout=RUN_SECONDS,
-                              stdin=subprocess.DEVNULL)
+                              stdin=subprocess.DEVNULL, preexec_fn=_cpu_limited if os.name == "posix" else None)
     except subprocess.TimeoutExpired:
         raise Mistake(f"`{' '.join(args[-3:])}` on your engine ran for {RUN_SECONDS} s without "
                       "ending: does your walk loop forever (a node that never becomes ready?)") \
             from None
+    if os.name == "posix" and done.returncode in (-signal.SIGXCPU, -signal.SIGKILL):  # _cpu_limited
+        raise Mistake(f"`{' '.join(args[-3:])}` on your engine used {RUN_CPU_SECONDS} s of CPU time "
+                      "without ending: does your code loop forever (a walk whose node never becomes "
+                      "ready, a training loop that never stops)?")
+    return done
 
 
 def diagnosis(done: subprocess.CompletedProcess[str]) -> str:

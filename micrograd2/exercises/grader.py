@@ -7,11 +7,13 @@ the installed package (the public tests), or from a teacher's folder
 (``tests_dir``: the hidden tests, ``catalog.test_files``), never from the
 workspace, so editing the workspace's copy of the tests cannot change a grade.
 
-Time: each exercise may use a small multiple of the model solution's time
-(``default_timeout``), so a workspace that hangs everywhere is graded in well
-under a minute.  Nothing is left running: the runners stop themselves at their
-limit and when the grader is gone (``bounds``), and ``check`` ends every runner
-it started, process group and all, when it returns, on Ctrl-C and on SIGTERM.
+Time: each test may use a small multiple of the model solution's slowest test
+(``per_test_timeout``), and each exercise in all a small multiple of the
+model solution's run (``default_timeout``), so a workspace that hangs everywhere
+is graded in under a minute (NOTE [A test's own limit] in bounds.py).  Nothing
+is left running: the runners stop themselves at their limit and when the grader
+is gone (``bounds``), and ``check`` ends every runner it started, process group
+and all, when it returns, on Ctrl-C and on SIGTERM.
 """
 from __future__ import annotations
 
@@ -43,17 +45,41 @@ REFERENCE_SECONDS = {"U1.1": 0.8, "U1.2": 0.8, "U2.1": 2.0, "U2.2": 0.7, "U5.1":
                      # whose wait for a CPU on a busy machine counts against the wall-clock limit
                      "U4.1": 4.0, "U4.2": 3.3, "U4.3": 0.7, "U4.4": 0.5,  # U4.1, U4.2: torch imported
                      "U3.1": 1.5, "U3.2": 1.5, "U3.3": 1.5, "U3.4": 1.5, "U3.5": 1.0}  # U3: gradcheck
+# CPU seconds of the model solution's tests (public and hidden, teacher/hidden) that take over 0.3 s,
+# by exercise and test function, measured on a 2-core machine; every other test takes under 0.3 s.
+REFERENCE_TEST_CPU = {
+    "U2.1": {"test_a_100000_deep_chain_works_without_recursion": 1.8,
+             "test_a_ladder_of_diamonds_without_recursion_or_revisits": 0.45},
+    "U2.3": {"test_a_100000_node_chain_works_without_recursion": 0.45},
+    "U4.1": {"test_hvp_matches_torch": 1.8},  # importing torch, where it is installed
+    "U4.2": {"test_the_log_and_the_clipped_gradients_match_torch": 1.2},  # importing torch
+    "U5.5": {"test_fit_separates_the_moons": 0.7, "test_fit_on_another_draw": 0.45},
+}
 TIMEOUT_FACTOR = 4.0
 MIN_TIMEOUT = 3.0
+MIN_TEST_TIMEOUT = 1.5  # a student's `import torch` at the top of a module takes about 2 s on a slow laptop
 GRACE_S = 2.0  # past its own wall-clock limit, the grader kills a runner that has not stopped itself
 POLL_S = 0.05
 GRADER_PID_ENV = "MICROGRAD2_GRADER_PID"  # tells a runner whose end to watch for (it may start after it)
+PER_TEST_FLAG = "--per-test"  # the runner lowers each test's limit to its own (per_test_timeout)
 
 
 def default_timeout(key: str | int) -> float:
     """Seconds of CPU time exercise ``key`` (an id or an alias) may use: ``TIMEOUT_FACTOR`` × its model
     solution's, at least ``MIN_TIMEOUT``."""
     return max(MIN_TIMEOUT, round(TIMEOUT_FACTOR * REFERENCE_SECONDS.get(catalog.get(key).id, 1.0), 1))
+
+
+def per_test_timeout(key: str | int, test: str | None = None) -> float:
+    """Seconds of CPU time the test ``test`` (a test function's name) of exercise ``key`` may use
+    (NOTE [A test's own limit] in bounds.py): ``TIMEOUT_FACTOR`` × the model solution's, at least
+    ``MIN_TEST_TIMEOUT``, never more than the exercise's own limit.  Without ``test``: the most
+    any test of the exercise may use, which the import of the student's module may use too."""
+    exercise = catalog.get(key)
+    measured = REFERENCE_TEST_CPU.get(exercise.id, {})
+    seconds = measured.get(test.split("[")[0], 0.0) if test is not None else max(measured.values(), default=0.0)
+    own = max(MIN_TEST_TIMEOUT, round(TIMEOUT_FACTOR * seconds, 1))
+    return min(own, default_timeout(exercise.id))
 
 
 def one_line(text: str, limit: int = 300) -> str:
@@ -78,7 +104,8 @@ class CaseResult:
 class ExerciseResult:
     """One exercise's grade (``id``: ``U2.1``): ``status`` is passed, failed, timeout, error or not graded (its
     tests all skipped for a missing optional package); ``summary`` says why in one line (never empty unless
-    passed without a skip), ``details`` in full; ``timeout`` is the limit it ran under (seconds of CPU time)."""
+    passed without a skip), ``details`` in full; ``timeout`` is the limit it ran under (seconds of CPU time),
+    ``test_timeout`` the most one test, or the import of the module, may use (0.0: no such limit)."""
 
     id: str
     name: str
@@ -90,6 +117,7 @@ class ExerciseResult:
     tests: list[CaseResult] = field(default_factory=list)
     details: str = ""
     timeout: float = 0.0
+    test_timeout: float = 0.0
 
     @property
     def passed(self) -> bool:
@@ -125,14 +153,20 @@ class Run:
     """One exercise's runner process: started at once, polled, and ended with its whole process group."""
 
     def __init__(self, exercise: catalog.Exercise, workspace: Path, timeout: float,
-                 tests_dir: Path | None = None) -> None:
+                 tests_dir: Path | None = None, test_timeout: float | None = None,
+                 per_test: bool = False) -> None:
+        """``test_timeout``: what the import and any one test may use (default ``timeout``);
+        ``per_test``: each test at most its own ``per_test_timeout``."""
         self.exercise, self.workspace, self.timeout = exercise, workspace, timeout
+        self.test_timeout = timeout if test_timeout is None else test_timeout
         self.test_files = catalog.test_files(exercise, tests_dir)
         self.folder = tempfile.TemporaryDirectory(prefix="mg2-grade-")
         tmp = Path(self.folder.name)
         self.report_path, self.log_path = tmp / "report.json", tmp / "output.txt"
         command = [sys.executable, "-m", "micrograd2.exercises.runner", exercise.id, str(workspace),
-                   str(self.report_path), repr(timeout)]
+                   str(self.report_path), repr(timeout), repr(self.test_timeout)]
+        if per_test:
+            command.append(PER_TEST_FLAG)
         if tests_dir is not None:
             command += ["--tests", str(tests_dir)]
         self.started = time.monotonic()
@@ -174,8 +208,10 @@ class Run:
             output = self.log_path.read_text(encoding="utf-8", errors="replace")
         finally:
             self.close()
-        return result_of(self.exercise, report, output, self.killed, self.timeout, self.elapsed,
-                       catalog.count_tests(self.test_files))
+        result = result_of(self.exercise, report, output, self.killed, self.timeout, self.elapsed,
+                           catalog.count_tests(self.test_files))
+        result.test_timeout = self.test_timeout
+        return result
 
     def close(self) -> None:
         self.folder.cleanup()
@@ -190,7 +226,8 @@ def check(workspace: Path, which: Sequence[str | int] | None = None, timeout: fl
     """Grade the exercises ``which`` names (ids, aliases or units; all by default) of ``workspace``, ``jobs``
     runners at a time (default: up to 4), with their public tests or the hidden tests of ``tests_dir``.
 
-    ``timeout`` (seconds of CPU time per exercise) defaults to ``default_timeout``; ``status(running,
+    ``timeout`` (seconds of CPU time per test, and per exercise in all) defaults to
+    ``per_test_timeout`` and ``default_timeout``; ``status(running,
     finished, total)`` is called as runs start and end and every ``POLL_S`` seconds in between.  Ctrl-C
     (``KeyboardInterrupt``) and SIGTERM (``Stopped``) end every runner before they propagate."""
     workspace = workspace.resolve()
@@ -216,8 +253,9 @@ def grade(tasks: Sequence[Task], timeout: float | None = None, jobs: int | None 
             while pending or running:
                 while pending and len(running) < jobs:
                     workspace, exercise = pending.popleft()
-                    limit = timeout or default_timeout(exercise.id)
-                    running.append(Run(exercise, workspace, limit, tests_dir))
+                    limit = timeout or default_timeout(exercise.id)  # --timeout: per test and in all
+                    test_limit = timeout or per_test_timeout(exercise.id)
+                    running.append(Run(exercise, workspace, limit, tests_dir, test_limit, per_test=not timeout))
                 for run in [r for r in running if r.done()]:
                     running.remove(run)
                     results.append((run.workspace, run.result()))

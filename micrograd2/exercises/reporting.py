@@ -3,7 +3,8 @@
 ``render`` is what ``micrograd2 exercise check`` prints: ``table`` (one row
 per exercise, its "what failed" cut at the terminal's width), then
 ``diagnoses`` (wrapped, whatever a row could not show; with ``verbose``, every
-failing test), then the last line, ``K/N exercises passed``.  ``report`` is the
+failing test), ``to_do`` (where a stub's row was cut: every stub's function, file and line),
+then the last line, ``K/N exercises passed``.  ``report`` is the
 machine-readable form (``--json FILE``).
 """
 from __future__ import annotations
@@ -18,22 +19,64 @@ from typing import Any, Sequence
 
 from .grader import NOT_GRADED, PASSED, SKIPPED, ExerciseResult
 
+TO_DO = "to do: "  # how a stub's reason begins (grader._what_failed)
+
 INDENT = "    "
 STATUS_WIDTH = len(NOT_GRADED)
+
+
+REASON_MIN = 40  # the reason column keeps this many characters; titles are cut first
+TITLE_MIN = 16  # a title column narrower than this is left out (the id names the exercise)
+FIXED = 4 + 2 + 2 + STATUS_WIDTH + 2 + 5 + 2  # id, result, tests and the gaps, without the title
+
+
+def title_width(results: Sequence[ExerciseResult], width: int) -> int:
+    """The title column's width at ``width`` columns: the longest title, cut so that the reason keeps
+    ``REASON_MIN`` columns; 0 (no title column) where that leaves under ``TITLE_MIN``."""
+    longest = max((len(r.title) for r in results), default=0)
+    fits = min(longest, width - FIXED - REASON_MIN)
+    return fits if fits >= TITLE_MIN else 0
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def _row(r: ExerciseResult, title_width: int) -> str:
     detail = r.summary if not r.passed or r.skipped else ""  # a pass with a skip says what was skipped
     counted = f"{r.tests_passed:>2}/{r.tests_total:<2}"
-    return f"{r.id:<4}  {r.title:<{title_width}}  {r.status:<{STATUS_WIDTH}}  {counted}  {detail}".rstrip()
+    title = f"{_cut(r.title, title_width):<{title_width}}  " if title_width else ""
+    return f"{r.id:<4}  {title}{r.status:<{STATUS_WIDTH}}  {counted}  {detail}".rstrip()
 
 
 def render(results: Sequence[ExerciseResult], width: int = 120, verbose: bool = False) -> str:
-    """The table, the diagnoses under it, and ``K/N exercises passed`` as the last line."""
+    """The table, the diagnoses under it, the to-do list where the table cut a "to do" row (with
+    ``verbose`` the diagnoses say it all), and ``K/N exercises passed`` as the last line."""
     hidden = not verbose and any(sum(t.outcome not in (PASSED, SKIPPED) for t in r.tests) > 1 for r in results)
     parts = [table(results, width), diagnoses(results, width, verbose),
+             "" if verbose else to_do(results, width),
              "(add -v to list every failing test)" if hidden else "", passed_line(results)]
     return "\n\n".join(part for part in parts if part)
+
+
+def _is_to_do(r: ExerciseResult) -> bool:
+    return not r.passed and r.summary.startswith(TO_DO)
+
+
+def _was_cut(r: ExerciseResult, results: Sequence[ExerciseResult], width: int) -> bool:
+    return len(_row(r, title_width(results, width))) > width
+
+
+def to_do(results: Sequence[ExerciseResult], width: int = 120) -> str:
+    """Where the table cut a stub's row ("to do: implement …"), every stub's whole reason: which
+    function, in which file and line, one line each (so the list is whole, not only the cut rows)."""
+    stubs = [r for r in results if _is_to_do(r)]
+    if not any(_was_cut(r, results, width) for r in stubs):
+        return ""
+    lines = ["To do (where each exercise still runs its stub: the function, file and line):"]
+    for r in stubs:
+        lines += _wrapped(f"{r.id}  {r.summary.removeprefix(TO_DO)}", width, indent="  ")
+    return "\n".join(lines)
 
 
 def passed_line(results: Sequence[ExerciseResult]) -> str:
@@ -47,12 +90,11 @@ def passed_line(results: Sequence[ExerciseResult]) -> str:
 
 
 def table(results: Sequence[ExerciseResult], width: int = 120) -> str:
-    """The summary table: a header, a rule, one row per exercise."""
-    title_width = max(len(r.title) for r in results)
-    rows = [f"{'id':<4}  {'exercise':<{title_width}}  {'result':<{STATUS_WIDTH}}  tests  what failed or was skipped"]
-    for r in results:
-        row = _row(r, title_width)
-        rows.append(row if len(row) <= width else row[: width - 1] + "…")
+    """The summary table: a header, a rule, one row per exercise, each cut at ``width``."""
+    titles = title_width(results, width)
+    title = f"{'exercise':<{titles}}  " if titles else ""
+    rows = [f"{'id':<4}  {title}{'result':<{STATUS_WIDTH}}  tests  what failed or was skipped"]
+    rows += [_cut(_row(r, titles), width) for r in results]
     rows.insert(1, "-" * min(width, max(len(row) for row in rows)))
     return "\n".join(rows)
 
@@ -60,20 +102,19 @@ def table(results: Sequence[ExerciseResult], width: int = 120) -> str:
 def diagnoses(results: Sequence[ExerciseResult], width: int = 120, verbose: bool = False) -> str:
     """Each failing exercise's diagnosis in full, wrapped to ``width``: the first failing test's (every
     failing test's with ``verbose``), unless the table's row already showed all of it or the exercise is
-    still a stub ("to do: …"); and a passed exercise's skipped tests, with ``verbose`` or where its row
-    was cut."""
-    title_width = max((len(r.title) for r in results), default=0)
+    still a stub ("to do: …", which ``to_do`` lists); and a passed exercise's skipped tests, with
+    ``verbose`` or where its row was cut."""
     blocks = []
     for r in results:
         if r.passed or r.status == NOT_GRADED:
-            if r.skipped and (verbose or len(_row(r, title_width)) > width):
+            if r.skipped and (verbose or _was_cut(r, results, width)):
                 how = "passed, with tests skipped" if r.passed else "not graded, every test skipped"
                 blocks.append("\n".join([f"Exercise {r.id}, {r.title}: {how}:",
                                          *(f"  {t.name}: {t.message}" for t in r.skipped)]))
             continue
         failing = [t for t in r.tests if t.outcome not in (PASSED, SKIPPED)]
-        shown_whole = len(_row(r, title_width)) <= width and r.details in ("", r.summary)
-        if not verbose and (shown_whole or r.summary.startswith("to do: ")):  # a stub: nothing to diagnose
+        shown_whole = not _was_cut(r, results, width) and r.details in ("", r.summary)
+        if not verbose and (shown_whole or _is_to_do(r)):  # a stub: nothing to diagnose
             continue
         lines = [f"Exercise {r.id}, {r.title}:"]
         if verbose and failing:
@@ -90,11 +131,11 @@ def diagnoses(results: Sequence[ExerciseResult], width: int = 120, verbose: bool
     return "\n\n".join(blocks)
 
 
-def _wrapped(text: str, width: int) -> list[str]:
+def _wrapped(text: str, width: int, indent: str = INDENT) -> list[str]:
     """``text`` indented and wrapped to ``width``, keeping its own line breaks."""
     out = []
     for line in text.strip().splitlines() or [""]:
-        out += textwrap.wrap(line, width=max(40, width), initial_indent=INDENT, subsequent_indent=INDENT + "  ",
+        out += textwrap.wrap(line, width=max(40, width), initial_indent=indent, subsequent_indent=indent + "  ",
                              break_long_words=True, break_on_hyphens=False) or [""]
     return out
 

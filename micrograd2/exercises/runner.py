@@ -1,13 +1,15 @@
 """Run one exercise's tests against a student's module, in this process, and write a JSON report.
 
 The grader starts it in a subprocess (so a student's infinite loop can be
-stopped): ``python -m micrograd2.exercises.runner ID WORKSPACE REPORT.json LIMIT [--tests DIR]``
-(``DIR``: a teacher's hidden tests instead of the public ones).
+stopped): ``python -m micrograd2.exercises.runner ID WORKSPACE REPORT.json LIMIT [TEST_LIMIT] [--per-test]
+[--tests DIR]`` (``DIR``: a teacher's hidden tests instead of the public ones; ``--per-test``: each
+test's limit is its own, ``grader.per_test_timeout``, at most ``TEST_LIMIT``).
 The report is rewritten after every test, with the test running now under
 ``"running"``, so a grader that had to kill the process still knows how far it
 got.  The run bounds itself (``bounds.guard``): after ``LIMIT`` seconds of CPU
-time it writes ``"timed_out": true`` and where the student's code was, and it
-ends as soon as the grader is gone.
+time (or ``TEST_LIMIT`` in one test, or in the import of the student's module) it
+writes ``"timed_out": true`` and where the student's code was, and it ends as
+soon as the grader is gone.
 
 NOTE [Which skips are allowed]
 A test may skip only by calling ``pytest.importorskip`` itself (in the test file, or at its
@@ -32,7 +34,7 @@ from typing import Any
 
 import pytest
 
-from . import bounds, catalog, harness
+from . import bounds, catalog, grader, harness
 from .grader import GRADER_PID_ENV, one_line
 
 
@@ -141,10 +143,13 @@ def not_a_pass(reason: str, at: str) -> str:
 class Collector:
     """A pytest plugin that keeps each test's outcome and message and saves the report as it goes."""
 
-    def __init__(self, report: dict[str, Any], path: Path, workspace: Path, test_files: list[Path]) -> None:
+    def __init__(self, report: dict[str, Any], path: Path, workspace: Path, test_files: list[Path],
+                 per_test: bool = False) -> None:
         self.report, self.path, self.workspace = report, path, workspace
         self.test_files = {p.resolve() for p in test_files}
         self.lock = threading.Lock()  # the watchdog's last save must not be overwritten
+        self.phases = bounds.Phases(None)  # each test's own limit, once ``bounds.guard`` set one
+        self.per_test = per_test  # each test's limit is its own (grader.per_test_timeout), not the most
 
     def save(self) -> None:
         with self.lock:
@@ -163,8 +168,14 @@ class Collector:
         self._write()
 
     def pytest_runtest_logstart(self, nodeid: str, location: Any) -> None:
-        self.report["running"] = f"in {nodeid.split('::')[-1]}"
+        name = nodeid.split("::")[-1]
+        self.report["running"] = f"in {name}"
         self.save()
+        own = grader.per_test_timeout(self.report["id"], name) if self.per_test else None
+        self.phases.begin(own)  # the test's own limit starts (NOTE [A test's own limit] in bounds.py)
+
+    def pytest_runtest_logfinish(self, nodeid: str, location: Any) -> None:
+        self.phases.end()
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item: Any, call: Any) -> Any:
@@ -214,25 +225,31 @@ class Collector:
 
 
 def run(key: str | int, workspace: Path, report_path: Path, limit: float | None = None,
-        tests_dir: Path | None = None) -> dict[str, Any]:
+        tests_dir: Path | None = None, test_limit: float | None = None,
+        per_test: bool = False) -> dict[str, Any]:
     """Import the student's module for exercise ``key`` (an id or an alias), run its tests (the public ones,
     or the hidden ones of ``tests_dir``), write and return the report.
 
-    With a ``limit`` (seconds of CPU time), the run bounds itself as ``bounds.guard`` says."""
+    With a ``limit`` (seconds of CPU time), the run bounds itself as ``bounds.guard`` says; with a
+    ``test_limit`` too, the import and each test have that much CPU time of their own (``per_test``:
+    each test at most its own ``grader.per_test_timeout``)."""
     exercise = catalog.get(key)
     workspace = workspace.resolve()
     os.environ[harness.WORKSPACE_ENV] = str(workspace)
     report: dict[str, Any] = {"id": exercise.id, "import_error": None, "tests": [], "running": None,
                               "timed_out": False, "where": ""}
     test_files = catalog.test_files(exercise, tests_dir)
-    collector = Collector(report, report_path, workspace, test_files)
+    collector = Collector(report, report_path, workspace, test_files, per_test)
     block_torch_if_asked()
     report["running"] = f"while importing {exercise.filename}"
     collector.save()
     if limit is not None:
         grader_pid = os.environ.get(GRADER_PID_ENV, "")
-        bounds.guard(limit, workspace, collector.timed_out, int(grader_pid) if grader_pid.isdigit() else None)
+        collector.phases = bounds.guard(limit, workspace, collector.timed_out,
+                                        int(grader_pid) if grader_pid.isdigit() else None, test_limit)
+    collector.phases.begin()
     report["import_error"] = import_problem(exercise, workspace)
+    collector.phases.end()
     report["running"] = None
     if report["import_error"] is None and not test_files:
         report["import_error"] = (f"{tests_dir} holds no test_{exercise.name}*.py for exercise "
@@ -247,8 +264,8 @@ def run(key: str | int, workspace: Path, report_path: Path, limit: float | None 
     return report
 
 
-USAGE = ("usage: python -m micrograd2.exercises.runner ID WORKSPACE REPORT.json [CPU_SECONDS] "
-         "[--tests DIR]")
+USAGE = ("usage: python -m micrograd2.exercises.runner ID WORKSPACE REPORT.json "
+         "[CPU_SECONDS [TEST_CPU_SECONDS]] [--per-test] [--tests DIR]")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -259,6 +276,8 @@ def main(argv: list[str] | None = None) -> int:
     if choose_from_environment() is None:  # --engine DIR: the tests run on the student's pieces,
         pieces.choose(Value, pieces.REFERENCE)  # else on the reference path, as a student reads
     args = list(sys.argv[1:] if argv is None else argv)
+    per_test = grader.PER_TEST_FLAG in args
+    args = [a for a in args if a != grader.PER_TEST_FLAG]
     tests_dir = None
     if "--tests" in args:
         at = args.index("--tests")
@@ -267,11 +286,12 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         tests_dir = Path(args.pop(at + 1))
         args.pop(at)
-    if len(args) not in (3, 4):
+    if len(args) not in (3, 4, 5):
         print(USAGE, file=sys.stderr)
         return 2
-    limit = float(args[3]) if len(args) == 4 else None
-    run(args[0], Path(args[1]), Path(args[2]), limit, tests_dir)
+    limit = float(args[3]) if len(args) >= 4 else None
+    test_limit = float(args[4]) if len(args) == 5 else None
+    run(args[0], Path(args[1]), Path(args[2]), limit, tests_dir, test_limit, per_test)
     return 0
 
 

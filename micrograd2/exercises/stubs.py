@@ -124,8 +124,15 @@ def main(argv: list[str] | None = None) -> int:
 
 def readme() -> str:
     """The workspace's README: how to work, test and get hints, and the list of exercises."""
-    rows = "\n".join(f"| {e.id} | `{e.filename}` | {e.title} | {e.lesson} |" for e in catalog.EXERCISES)
+    rows = "\n".join(f"| {e.id} | {_files(e)} | {e.title} | {e.lesson} |" for e in catalog.EXERCISES)
     return catalog.README_TEMPLATE.read_text(encoding="utf-8").replace("{exercise_table}", rows)
+
+
+def _files(exercise: catalog.Exercise) -> str:
+    """The README's file cell: the file the student writes in (and the sheet, where it is another)."""
+    written = ", ".join(f"`{name}`" for name in catalog.student_files(exercise))
+    return written if exercise.filename in catalog.student_files(exercise) else \
+        f"{written} (the task: `{exercise.filename}`)"
 
 
 def workspace_files() -> dict[str, str]:

@@ -180,8 +180,25 @@ def svgs(digraphs: Sequence[Any]) -> list[str] | None:
     return found
 
 
+class DiagramFailedWarning(UserWarning):
+    """A notebook's picture could not be drawn (``dot`` failed): the cell shows text instead."""
+
+
+def notebook_svg(digraph: graphviz.Digraph) -> str | None:
+    """``svg(digraph)`` for a notebook's picture: ``None`` where it cannot be drawn, ``dot`` missing
+    or failing, so that Jupyter shows the text instead (a failure warns in one line, with why)."""
+    try:
+        return svg(digraph)
+    except (RuntimeError, OSError) as error:  # GraphvizTimeout is a RuntimeError too
+        first = (str(error).splitlines() or [type(error).__name__])[0]
+        warnings.warn(f"the graph could not be drawn ({first}), so it is shown as text; "
+                      "`micrograd2 doctor` checks Graphviz", DiagramFailedWarning, stacklevel=2)
+        return None
+
+
 def repr_svg(value: Any) -> str | None:
-    """Jupyter's picture of a Value or Tensor: its autograd graph as SVG (``None`` without dot)."""
+    """Jupyter's picture of a Value or Tensor: its autograd graph as SVG (``None`` where it cannot be
+    drawn: Jupyter then shows its text, ``notebook_svg``)."""
     if not can_draw():
         return None
-    return svg(draw(value))
+    return notebook_svg(draw(value))

@@ -13,7 +13,7 @@ import pytest
 
 import micrograd2 as mg
 from micrograd2.autograd import gradient_edge
-from micrograd2.exercises.course_units import check_lesson, hole
+from micrograd2.exercises.course_units import check_lesson, edge_name, edge_pair, hole
 from micrograd2.exercises.harness import expect, load_student
 
 pytestmark = [pytest.mark.u1, pytest.mark.u1_3]
@@ -31,14 +31,6 @@ def recorded(student: ModuleType, *inputs: Any) -> Any:
     return record(mg.autograd.Function, tuple(inputs), output, None)
 
 
-def edge_name(edge: Any) -> str:
-    """``(AccumulateGrad, 0)``, ``(MulBackward0, 0)``, ``(None, 0)``: an edge, for messages."""
-    if not isinstance(edge, tuple) or len(edge) != 2:
-        return repr(edge)
-    node, nr = edge
-    return f"({'None' if node is None else node.name()}, {nr!r})"
-
-
 def shown(edges: Any) -> str:
     """What ``record`` returned, its edges by name: ``((AccumulateGrad, 0), (None, 0))``."""
     if isinstance(edges, (tuple, list)):
@@ -54,9 +46,9 @@ def test_an_input_that_requires_grad_gets_its_gradient_edge(student: ModuleType)
     expect(isinstance(edges, (tuple, list)) and len(edges) == 3,
            f"record should return one edge per input (3 here: x, c, 3.0), got {shown(edges)}")
     got = [edge_name(e) for e in edges]
-    expect(tuple(edges[0]) == gradient_edge(x), f"the edge of x (a leaf that requires grad) should be "
+    expect(edge_pair(edges[0]) == gradient_edge(x), f"the edge of x (a leaf that requires grad) should be "
            f"gradient_edge(x) = (AccumulateGrad, 0), got {got[0]}")
-    expect(tuple(edges[1]) == (None, 0) and tuple(edges[2]) == (None, 0),
+    expect(edge_pair(edges[1]) == (None, 0) and edge_pair(edges[2]) == (None, 0),
            f"the edges of c (requires no grad) and of 3.0 (a plain number) should be (None, 0), got "
            f"{got[1]} and {got[2]}: no gradient goes to an input that requires none")
 
@@ -66,9 +58,9 @@ def test_a_non_leaf_input_gets_the_edge_to_its_grad_fn(student: ModuleType) -> N
     h = x * w  # made by micrograd2's own record: h.grad_fn is a MulBackward0
     edges = recorded(student, h, x)
     expect(edges is not None and len(edges) == 2, f"record(h * x) should return 2 edges, got {shown(edges)}")
-    expect(tuple(edges[0]) == gradient_edge(h), f"the edge of h = x * w should be gradient_edge(h) = "
+    expect(edge_pair(edges[0]) == gradient_edge(h), f"the edge of h = x * w should be gradient_edge(h) = "
            f"(MulBackward0, 0), got {edge_name(edges[0])}: the gradient of a non-leaf goes to its grad_fn")
-    expect(tuple(edges[1]) == gradient_edge(x), f"the edge of x should be (AccumulateGrad, 0), got "
+    expect(edge_pair(edges[1]) == gradient_edge(x), f"the edge of x should be (AccumulateGrad, 0), got "
            f"{edge_name(edges[1])}")
 
 
