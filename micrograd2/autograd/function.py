@@ -1,9 +1,10 @@
 """``Function``: an op with a ``forward`` and a ``backward``; ``apply``, which records it; and the
 node that is its ``ctx``.
 
-Every op of micrograd2, built-in or yours, is a ``Function`` subclass::
+Every op of micrograd2, built-in or yours, is a ``Function`` subclass. Yours says in ``forward``
+what backward will need, with ``ctx.save_for_backward``::
 
-    class Mul(Function):
+    class MyMul(Function):
         @staticmethod
         def forward(ctx, a, b):           # plain numbers (arrays for Tensors)
             ctx.save_for_backward(a, b)
@@ -14,9 +15,13 @@ Every op of micrograd2, built-in or yours, is a ``Function`` subclass::
             a, b = ctx.saved_tensors
             return grad * b, grad * a
 
-``Mul.apply(x, y)`` unwraps the inputs, runs ``forward``, wraps the result in the inputs' kind
+A built-in op declares it instead, as PyTorch's derivatives.yaml does: ``Mul`` has
+``keeps = (Keep(0, when=1), Keep(1, when=0))``, a only if b needs a gradient, b only if a does
+(NOTE [What an op keeps, and when], saved.py).
+
+``MyMul.apply(x, y)`` unwraps the inputs, runs ``forward``, wraps the result in the inputs' kind
 (``Value`` or ``Tensor``) and, when grad mode is on and an input requires grad, gives it a
-``grad_fn``: a node of class ``MulBackward0``, which is the very ``ctx`` that ``forward`` filled in.
+``grad_fn``: a node of class ``MyMulBackward``, which is the very ``ctx`` that ``forward`` filled in.
 """
 from __future__ import annotations
 
