@@ -99,8 +99,8 @@ def _lay_out(fmt: str, source: str) -> bytes:
         raise
     except Exception as exc:
         first = (str(exc).splitlines() or [""])[0]
-        raise RuntimeError(f"the diagram renderer failed: {first}\nWhat to do: check the labels "
-                           "in the graph, or save the DOT source with a .dot suffix.") from exc
+        raise RuntimeError(f"the diagram renderer failed: {first}\nWhat to do: save the DOT source "
+                           "with a .dot suffix, or draw it with Graphviz's dot.") from exc
     if time.monotonic() - began > TIMEOUT_S:  # NOTE [Plugging in a renderer]
         raise GraphvizTimeout(timeout_message(source))
     return picture.encode("utf-8") if isinstance(picture, str) else bytes(picture)
@@ -118,7 +118,8 @@ def run_dot(args: list[str], source: str) -> bytes:
         raise GraphvizTimeout(timeout_message(source)) from None
     if done.returncode != 0:
         raise RuntimeError(f"Graphviz dot failed: {done.stderr.decode(errors='replace').strip()}\n"
-                           "What to do: check the labels in the graph, or save the DOT source with a .dot suffix.")
+                           "What to do: `micrograd2 doctor` checks that dot can draw SVG; or save the DOT "
+                           "source with a .dot suffix.")
     return done.stdout
 
 
