@@ -215,7 +215,7 @@ check("no_grad keeps nothing", kept_no_grad[0], 0, torch=lambda: t_kept_no_grad[
 # `lessons/measure.py`) runs one forward pass in grad mode and under `no_grad` in interleaved rounds, in
 # CPU time, and gives the median of the per-round ratio no_grad/grad ("ratio") and the middle half of the
 # ratios, marked "disturbed" when the rounds disagree. For this big MLP and for a small one (4 layers of
-# 16 units, batch 4, 20 passes a round):
+# 16 units, batch 4, 10 passes a round):
 
 # %%
 def compare_forward(lib, width, depth, batch, rounds, number):
@@ -231,7 +231,7 @@ def compare_forward(lib, width, depth, batch, rounds, number):
 
 
 # %%
-shapes = {f"{DEPTH}×{WIDTH}, batch {BATCH}": (WIDTH, DEPTH, BATCH, 7, 1), "4×16, batch 4": (16, 4, 4, 15, 20)}
+shapes = {f"{DEPTH}×{WIDTH}, batch {BATCH}": (WIDTH, DEPTH, BATCH, 3, 1), "4×16, batch 4": (16, 4, 4, 5, 10)}
 recorded_nodes = []
 for lib in [mg, torch] if torch else [mg]:
     for name, (width, depth, batch, rounds, number) in shapes.items():

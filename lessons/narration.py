@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .page import INDENT, PAGE, fit
+
 # NOTE [A cell's passes]
 # A cell that trains runs dozens of backward passes, each like the one before.  At the default
 # verbosity the narrator traces the first TRACED passes of a cell and then stops listening (the
@@ -18,8 +20,11 @@ from typing import Any
 # time its graph (the nodes the walk visits, in order) appears in the lesson, up to MAX_DETAILED
 # passes a cell; a pass whose graph was narrated before, in this cell or an earlier one, gets its
 # one summary line.  ``full`` traces and narrates every pass of every cell.  Passes are told in the
-# order they ran, numbered within their cell from 1, and steps within their pass from 1.
-TRACED, MAX_DETAILED = 3, 2
+# order they ran, numbered within their cell from 1, and steps within their pass from 1.  A pass of
+# more than LONG steps (a model's training step) is told in its one line too: its first and last
+# steps say little of a graph that size, and ``--verbosity full`` tells every step.
+TRACED, MAX_DETAILED, LONG = 2, 2, 50
+
 
 
 class CellNarrator:
@@ -113,7 +118,7 @@ class CellNarrator:
         text = "\n".join(part for part in parts if part.strip())
         if not text:
             return ""
-        body = "\n".join(f"    {line}".rstrip() for line in text.splitlines())
+        body = "\n".join(fit(f"{INDENT}{line}".rstrip(), PAGE) for line in text.splitlines())
         return f"\n  What autograd did (the tracer's narration):\n{body}"
 
     def _detailed(self, events: list[Any]) -> set[int]:
@@ -129,7 +134,7 @@ class CellNarrator:
         detailed: set[int] = set()
         for n in numbers:
             graph = tuple(visits[n])
-            if len(detailed) < MAX_DETAILED and graph not in self.narrated:
+            if len(detailed) < MAX_DETAILED and len(graph) <= LONG and graph not in self.narrated:
                 detailed.add(n)
                 self.narrated.add(graph)
         return detailed

@@ -13,6 +13,7 @@ import json
 import os
 import re
 import sys
+import textwrap
 import warnings
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .compare import plain, same, show
+from .page import PAGE, fit
 from .session import Session, mark, open_session, session
 
 PREDICTIONS_FILE = "predictions.json"
@@ -51,10 +53,12 @@ class Prediction:
         told = shown or ("?" if callable(expected) else show(plain(expected)))
         s = session()
         if not self.answered:
-            hint = "" if s.hinted else (" (no prediction: `--interactive` asks for one; "
-                                        "a notebook cell holds it in `prediction = ...`)")
+            hint = "" if s.hinted else (" (no prediction: `--interactive` asks for one, "
+                                        "a notebook's `prediction = ...` holds it)")
             s.hinted = True
-            s.write(f"    · it is {told}{hint}", "advice")
+            said = f"    · it is {told}{hint}"
+            for line in [said] if len(said) <= PAGE else [f"    · it is {told}", f"     {hint}"]:
+                s.write(fit(line, PAGE), "advice")
             return None
         if callable(expected):
             self.right = bool(expected(self.answer))
@@ -92,7 +96,8 @@ def predict(question_id: str, prompt: str, expected: Any = UNANSWERED, *, answer
     """
     s = open_session()
     asked = Prediction(question_id, prompt, answer, rel=rel)
-    s.write(f"  ? Predict: {prompt}", "section")
+    for line in textwrap.wrap(f"? Predict: {prompt}", PAGE - 2, subsequent_indent="    "):
+        s.write(f"  {line}", "section")
     if not asked.answered and s.interactive and not s.json:
         asked.answer = _ask(s)
     if expected is not UNANSWERED:

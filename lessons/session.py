@@ -12,6 +12,7 @@ import sys
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TextIO
 
+from .page import PAGE, fit
 from .pytorch import imported_version
 
 if TYPE_CHECKING:
@@ -81,12 +82,24 @@ class Session:
             record = {**check.to_dict(), "lesson": self.lesson}
             (self.stream or sys.stdout).write(json.dumps(record, ensure_ascii=False) + "\n")
             return
-        line = f"  {mark(check.ok, self.stream)} {check.label}: {check.got}"
-        if not check.ok:
-            line += f"   (expected {check.expected})"
-        if check.pytorch is not None:
-            line += f"   {source_name(check.against, self.torch_version)}: {check.pytorch}"
-        self.write(line, "ok" if check.ok else "bad")
+        for line in check_lines(check, self.torch_version, mark(check.ok, self.stream)):
+            self.write(line, "ok" if check.ok else "bad")
+
+
+def check_lines(check: Check, torch_version: str | None, tick: str) -> list[str]:
+    """A check as the lesson shows it: ``✓ label: got``, then what was expected if it failed, and
+    PyTorch's result (``the same`` when it reads as ``got``), on a line of its own where one line would
+    pass PAGE columns (NOTE [A line fits the page])."""
+    line = f"  {tick} {check.label}: {check.got}"
+    if not check.ok:
+        line += f"   (expected {check.expected})"
+    if check.pytorch is None:
+        return [fit(line, PAGE)]
+    theirs = "the same" if check.pytorch == check.got else check.pytorch
+    pytorch = f"{source_name(check.against, torch_version)}: {theirs}"
+    if len(line) + 3 + len(pytorch) <= PAGE:
+        return [f"{line}   {pytorch}"]
+    return [fit(line, PAGE), fit(f"      {pytorch}", PAGE)]
 
 
 _session = Session()

@@ -24,7 +24,7 @@ its backward passes) and as a Jupyter notebook (``micrograd2 lesson notebook 3``
 * ``section(title)``, ``show_error(exc)``, ``show_graph(root)``.
 * ``summary("Lesson 3")``: the closing line, which says honestly what was compared::
 
-      ✓ Lesson 3: 13 checks: 7 against PyTorch 2.13 run live, 6 against PyTorch's recorded output; all pass.
+      ✓ Lesson 3: 13 checks: 7 against PyTorch 2.13 run live, 6 against its recorded output; all pass.
 
   If a check failed, ``summary`` ends the script with exit status 1 (in Jupyter: raises
   ``LessonFailed``).

@@ -41,7 +41,7 @@ def test_a_live_pytorch_value_is_compared_too_and_counted_as_live(fresh: Any,
     assert [c.ok for c in session.checks] == [True, False, True]
     assert [c.against for c in session.checks] == ["live", "live", None]
     line = checks.summary_line(session.checks, "2.13", "Lesson 9")
-    assert line == ("Lesson 9: 3 checks: 2 against PyTorch 2.13 run live, 1 against the lesson's own numbers only; "
+    assert line == ("Lesson 9: 3 checks: 2 against PyTorch 2.13 run live, 1 lesson-only; "
                     "1 fail.")
 
 
@@ -63,7 +63,7 @@ def test_a_recorded_output_for_other_inputs_does_not_apply_and_is_not_counted(
     assert [c.against for c in session.checks] == ["recorded", None]
     assert "✓ after 4: 12.0   PyTorch (recorded): tensor([9.]) for passes=3: does not apply to these inputs, " \
            "not counted" in stream.getvalue()
-    assert "1 against PyTorch's recorded output, 1 against the lesson's own numbers only" \
+    assert "1 against PyTorch's recorded output, 1 lesson-only" \
         in checks.summary_line(session.checks, None)
 
 

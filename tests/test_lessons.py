@@ -146,7 +146,7 @@ def test_lesson_3_follows_an_edit_of_its_loop(tmp_path: Path, no_torch: str) -> 
     assert ("run live" in done.stdout) == (HAS_TORCH and not no_torch)
     if no_torch:  # the recorded tensor([9.]) was for 3 passes: it is said not to apply, and not counted
         assert "PyTorch (recorded): tensor([9.]) for passes=3: does not apply to these inputs" in done.stdout
-        assert "9 against PyTorch's recorded output, 4 against the lesson's own numbers only" in done.stdout
+        assert "9 against PyTorch's recorded output, 4 lesson-only" in done.stdout
 
 
 @pytest.mark.skipif(not HAS_TORCH, reason="the README quotes lesson 3 as it runs with PyTorch installed")
