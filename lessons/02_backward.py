@@ -50,14 +50,12 @@ def saved_kind(node, output):
         return "its output"
     return "its inputs" if all(isinstance(v, mg.Value) for v in node.saved) else "something else"
 
-
 def torch_saved_kind(node):
     """The same for a PyTorch node, read from its ``_saved_…`` attribute names."""
     names = {n for n in dir(node) if n.startswith("_saved")}
     if "_saved_result" in names:
         return "its output"
     return "its inputs" if names & {"_saved_self", "_saved_other"} else "no value"
-
 
 if torch:
     ta, tb = torch.tensor([2.0], requires_grad=True), torch.tensor([4.0], requires_grad=True)
@@ -145,7 +143,6 @@ def order_of_visits(make):
         v.register_hook(lambda grad, label=label: order.append(label))
     (left + right).backward(retain_graph=True)  # kept: a walk that visits a node twice still ends
     return order
-
 
 visits = order_of_visits(lambda v: mg.Value(v, requires_grad=True))
 print("order of visits:", visits)
@@ -240,11 +237,9 @@ check("(b + 1) walked twice: b.grad = 2", b.grad, 2.0, torch=lambda: tb1.grad, r
 # %%
 section("4. Analytic, not numerical")
 
-
 def z_of(x0):
     """z as a function of x[0], the other inputs held at their values."""
     return x0 * w[0].item() + x[1].item() * w[1].item()
-
 
 h = 1e-6
 numeric = (z_of(x[0].item() + h) - z_of(x[0].item() - h)) / (2 * h)
@@ -262,12 +257,10 @@ check("the central difference is only close", [numeric != w[0].item(), abs(numer
 x32 = mg.Value(1.0, requires_grad=True, dtype="float32")
 (x32 * x32).backward()
 
-
 def f32(v, lib=None):
     """x·x in float32, on micrograd2 (or on PyTorch, with lib=torch)."""
     v = lib.tensor(v, dtype=lib.float32) if lib else mg.Value(v, dtype="float32")
     return (v * v).item()
-
 
 numeric32 = (f32(1.0 + 1e-6) - f32(1.0 - 1e-6)) / 2e-6
 print("backward:", x32.grad, "| central difference in float32:", numeric32)

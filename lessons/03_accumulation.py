@@ -108,7 +108,6 @@ print(ARTICLE_SNIPPET)
 # %%
 points = [(i / 8, 2 * i / 8 + 1 + 0.1 * (-1) ** i) for i in range(16)]  # y ≈ 2x + 1
 
-
 def make_line(lib):
     """The parameters [w, b] of a line y = w·x + b, and the mean squared error of a batch of points."""
     w = lib.tensor([0.5], requires_grad=True)
@@ -120,7 +119,6 @@ def make_line(lib):
         return ((w * xs + b - ys) ** 2).mean()
 
     return [w, b], model
-
 
 params, model = make_line(mg)
 loader = [points[i:i + 2] for i in range(0, 16, 2)]  # 8 micro-batches of 2 points
@@ -165,7 +163,6 @@ check(f"optimizer steps for {len(loader)} micro-batches, accum_steps {accum_step
 # %%
 section("3. Why divide by accum_steps")
 
-
 def grads(params, model, batches, divide):
     """The gradients [dw, db] after backward() on each batch's loss (divided by the number of batches)."""
     for p in params:
@@ -174,7 +171,6 @@ def grads(params, model, batches, divide):
         loss = model(batch)
         (loss / len(batches) if divide else loss).backward()
     return [p.grad.item() for p in params]
-
 
 group = loader[:accum_steps]                         # accum_steps micro-batches
 full = grads(params, model, [sum(group, [])], divide=False)   # one batch of the same points
@@ -219,7 +215,6 @@ def one_step(lib, optimizer_class, lr, divide):
     grads(params, model, group, divide)
     optimizer_class(params, lr=lr).step()
     return params[0].item()
-
 
 sgd = [one_step(mg, mg.optim.SGD, 0.1, False), one_step(mg, mg.optim.SGD, 0.1 * accum_steps, True)]
 adam = [one_step(mg, mg.optim.Adam, 0.1, False), one_step(mg, mg.optim.Adam, 0.1, True)]

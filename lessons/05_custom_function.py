@@ -49,7 +49,6 @@ print("PyTorch:", torch.__version__ if torch else "not installed (checks use its
 # %%
 section("1. SquareAndDouble, as the article writes it")
 
-
 def square_and_double(base):
     """The article's class, on ``base``: ``mg.Function`` or ``torch.autograd.Function``."""
     class SquareAndDouble(base):
@@ -133,7 +132,6 @@ def wrong_square(base):
 
     return WrongSquare
 
-
 WrongSquare = wrong_square(mg.Function)
 x = mg.Value(1.0, requires_grad=True, label="x")
 y = WrongSquare.apply(x)
@@ -159,7 +157,6 @@ def named_numbers(message):
     """[analytical, numerical] as micrograd2's gradcheck message names them (empty if it doesn't)."""
     found = [re.search(rf"{name}:\s*(\S+)", message) for name in ("analytical", "numerical")]
     return [float(m.group(1)) for m in found if m]
-
 
 error = error_of(lambda: mg.autograd.gradcheck(WrongSquare, (mg.Value(x.item(), requires_grad=True),))).value
 check(f"the numbers it names: [analytical 3·x, numerical 2·x] at x = {x.item():g}", named_numbers(str(error)),

@@ -82,11 +82,9 @@ def nearest(v, bits, smallest_step, overflow=math.inf):
     step = max(2.0 ** (math.frexp(v)[1] - bits), smallest_step)  # frexp: v = m·2^e with 0.5 ≤ |m| < 1
     return round(v / step) * step
 
-
 def nearest_float16(v):
     """float16: 11 bits, steps down to 2⁻²⁴, inf from 65520 (half a step above the largest, 65504) up."""
     return nearest(v, 11, 2.0 ** -24, overflow=65504.0 + 16)
-
 
 numbers = [0.1, 65504.0, 65536.0, 2.0 ** -24, 4e-8, 3e-8, 2.0 ** -25, 1e-8]
 in_float16 = [mg.Value(v, dtype="float16").item() for v in numbers]
@@ -114,7 +112,6 @@ for v, half in zip(numbers, in_float16):
 def nearest_bfloat16(v):
     """bfloat16: 8 bits and float32's exponent range (steps down to 2⁻¹³³)."""
     return nearest(v, 8, 2.0 ** -133)
-
 
 tiny = 1e-8
 in_bfloat16 = mg.Value(tiny, dtype="bfloat16").item()
@@ -210,7 +207,6 @@ check("w.grad in bfloat16 without a scaler: 1e-8 rounded to bfloat16", w.grad, n
 # %%
 section("4. Skipped steps and the dynamic scale")
 
-
 def amp_steps(lib, gradients, **options):
     """[(did p change?, the scale after update())] for one step per gradient, the loss being p·gradient."""
     p = lib.tensor(1.0, requires_grad=True)
@@ -225,7 +221,6 @@ def amp_steps(lib, gradients, **options):
         scaler.update()                 # halve the scale after a skip, double it after growth_interval clean steps
         result.append((p.item() != before, scaler.get_scale()))
     return result
-
 
 gradients = [1.0, math.inf, math.inf, math.nan]
 ours = amp_steps(mg, gradients)
@@ -374,7 +369,6 @@ check("every parameter reaches the product through a cast", above_the_leaves(mse
 # %%
 section("6. The 2¹⁶ trap, and where a float32 loss stops helping")
 
-
 def two_amp_steps(lib, y0, float32_loss):
     """[(loss dtype, w.grad finite?, step taken?, scale after)] for two steps on y = x·w, w = y0, of the loss
     y·y or mse_loss(y, 0)."""
@@ -405,7 +399,6 @@ def expected_steps(y0, float32_loss):
         w, scale = (w - 0.1 * 2 * y, scale) if finite else (w, scale / 2)
         result.append(("float32" if float32_loss else "float16", finite, finite, scale))
     return result
-
 
 for y0 in (0.45, 0.6):
     reaching = 2 * nearest_float16(y0) * 65536           # mse_loss(y, 0)'s gradient at the float16 y, scaled
@@ -444,7 +437,6 @@ for name, (y0, float32_loss) in cases.items():
 # %%
 section("7. Clipping with a scaler: unscale_ first")
 
-
 def unscale_then_clip(lib, max_norm):
     """scale, backward, unscale_, clip: returns (w, optimizer, scaler, scaled norm, norm after unscale_)."""
     x, w = lib.tensor([3.0, 4.0]), lib.tensor([0.05, -0.05], requires_grad=True)
@@ -456,7 +448,6 @@ def unscale_then_clip(lib, max_norm):
     scaler.unscale_(optimizer)
     norm = lib.nn.utils.clip_grad_norm_([w], max_norm=max_norm)
     return w, optimizer, scaler, scaled_norm, float(norm)
-
 
 w, optimizer, scaler, scaled_norm, norm = unscale_then_clip(mg, max_norm=0.1)
 print("gradient norm: scaled", scaled_norm, "| after unscale_", norm)

@@ -49,7 +49,6 @@ def jitter(x, k):
     """The same point, nudged (deterministically)."""
     return [x[0] + 0.05 * math.sin(k), x[1] + 0.05 * math.cos(k)]
 
-
 def micro_loss(model, idx, detach=True):
     """Hinge loss of the micro-batch ``idx``, plus 0.1 × the distance to the model's own nearby predictions."""
     scores = [model(X[i]) for i in idx]
@@ -59,11 +58,9 @@ def micro_loss(model, idx, detach=True):
     return (mg.nn.functional.hinge_loss(scores, [labels[i] for i in idx])
             + 0.1 * mg.nn.functional.mse_loss(scores, targets))
 
-
 def accuracy(model):
     with mg.no_grad():                                          # rule 2: evaluation records no graph
         return sum((model(x).item() > 0) == (c == 1) for x, c in zip(X, y)) / len(y)
-
 
 def grad_norm(grads):
     return math.sqrt(sum(g ** 2 for g in grads if g is not None))
@@ -152,7 +149,6 @@ import numpy as np  # here, not at the top: the parts above run without NumPy, a
 WIDTH, DEPTH, BATCH = 1024, 6, 256
 MIB = 2 ** 20
 
-
 def make_mlp(lib, width, depth, seed=0):
     """``depth`` layers ``Linear(width, width)`` of ``lib`` (micrograd2 or PyTorch)."""
     if lib is torch:
@@ -160,12 +156,10 @@ def make_mlp(lib, width, depth, seed=0):
         return [torch.nn.Linear(width, width) for _ in range(depth)]
     return [mg.nn.Linear(width, width, seed=seed + i) for i in range(depth)]
 
-
 def forward(layers, x):
     for layer in layers:
         x = layer(x).relu()
     return x
-
 
 x_batch = np.random.default_rng(0).normal(size=(BATCH, WIDTH)).astype(np.float32)
 layers = make_mlp(mg, WIDTH, DEPTH)
@@ -258,7 +252,6 @@ check("no_grad records no node in any of these forward passes", recorded_nodes, 
 section("4. Rule 3 broken: a target that is not detached")
 model = mg.nn.MLP(2, [8, 8, 1], seed=3)
 
-
 def consistency_grads(targets_as):
     """The gradients of the consistency loss of batch 0, its targets "detached", "numbers" or "attached"."""
     model.zero_grad()
@@ -271,7 +264,6 @@ def consistency_grads(targets_as):
         targets = [t.item() for t in targets]
     mg.nn.functional.mse_loss(scores, targets).backward()
     return [p.grad for p in model.parameters()]
-
 
 detached, numbers, attached = (consistency_grads(a) for a in ("detached", "numbers", "attached"))
 print("gradient norm: detached", grad_norm(detached), "| plain numbers", grad_norm(numbers),
@@ -301,7 +293,6 @@ check("the target's branch got no gradient", target.grad, None, recorded="detach
 section("5. Rule 4 broken: accumulating without normalizing")
 model = mg.nn.MLP(2, [8, 8, 1], seed=3)
 
-
 def accumulated_grads(normalize):
     """The gradients after accum_steps micro-batches (each loss divided by accum_steps, or not)."""
     model.zero_grad()
@@ -309,7 +300,6 @@ def accumulated_grads(normalize):
         loss = micro_loss(model, idx)
         (loss / accum_steps if normalize else loss).backward()
     return [p.grad for p in model.parameters()]
-
 
 normalized, unnormalized = accumulated_grads(True), accumulated_grads(False)
 print("gradient norm: normalized", grad_norm(normalized), "| not normalized", grad_norm(unnormalized))
@@ -331,7 +321,6 @@ def one_step(lib, values, grads, optimizer_class, lr):
     optimizer_class(params, lr=lr).step()
     return [p.item() - v for p, v in zip(params, values)]
 
-
 def step_ratio(lib, optimizer_class):
     """|step with the unnormalized gradient| / |step with the normalized one|."""
     values = [p.item() for p in model.parameters()]
@@ -343,7 +332,6 @@ def step_ratio(lib, optimizer_class):
 def adam_first_step(grads, lr=0.05, eps=1e-8):
     """Adam's first step, by its formula: m̂ = g, v̂ = g², step = −lr·m̂ / (√v̂ + eps)."""
     return [-lr * g / (abs(g) + eps) for g in grads]
-
 
 sgd, adam = step_ratio(mg, mg.optim.SGD), step_ratio(mg, mg.optim.Adam)
 print(f"step with the doubled gradient / step with the right one: SGD {sgd}, Adam {adam}")
@@ -367,7 +355,6 @@ check("Adam: the doubled gradient leaves the step (almost) unchanged", adam,
 
 # %%
 section("6. Rule 5 broken: clipping before unscale_")
-
 
 def clipped(unscale_first, max_norm):
     """(norm of the gradients the step uses, their true norm, the scaled gradients) for batch 0."""

@@ -55,7 +55,6 @@ def hooked_grads(lib):
     (h + 1).backward()
     return result + [x.grad.item()]
 
-
 ours = hooked_grads(mg)
 print("micrograd2 tensors: [hook on x, removed, hook on h] =", ours)
 check("x.grad: [3·2 with the hook, 3 without, 3·2 with the hook on h]", [with_hook, x.grad, ours[2]],
@@ -70,7 +69,6 @@ check("x.grad: [3·2 with the hook, 3 without, 3·2 with the hook on h]", [with_
 # %%
 section("2. Gradients of non-leaves: retain_grad()")
 
-
 def non_leaf_grads(lib, retain, x0):
     """(h.grad, x.grad) for z = h·h, h = 2·x at x = x0, with or without h.retain_grad()."""
     x = lib.tensor(x0, requires_grad=True)
@@ -82,7 +80,6 @@ def non_leaf_grads(lib, retain, x0):
         warnings.simplefilter("ignore")            # the warning that h.grad of a non-leaf is not kept
         h_grad = h.grad
     return (None if h_grad is None else h_grad.item()), x.grad.item()
-
 
 x0 = 2.0
 for retain in (False, True):
@@ -104,7 +101,6 @@ check("with retain_grad(): (h.grad, x.grad) = (2h, 8x)", non_leaf_grads(mg, True
 # %%
 section("3. autograd.grad: gradients without .grad")
 
-
 def grad_then_backward(lib):
     """[what autograd.grad returns, x.grad after it (set to 100 before), x.grad after a backward]."""
     x = lib.tensor(1.0, requires_grad=True)
@@ -113,7 +109,6 @@ def grad_then_backward(lib):
     result = [g.item(), x.grad.item()]
     (x * 3).backward()
     return result + [x.grad.item()]
-
 
 ours = grad_then_backward(mg)
 print("autograd.grad returned", ours[0], "| x.grad untouched:", ours[1], "| backward() adds instead:", ours[2])
@@ -165,7 +160,6 @@ class SquareAndDouble(mg.Function):
         (x,) = ctx.saved_tensors
         return grad_output * 4 * x
 
-
 x = mg.Value(3.0, requires_grad=True, label="x")
 (g,) = mg.autograd.grad(SquareAndDouble.apply(x), x, create_graph=True)
 (g2,) = mg.autograd.grad(g, x)
@@ -204,7 +198,6 @@ def torch_anomaly():
         with torch.autograd.detect_anomaly():
             t_x = torch.tensor([0.0, 1.0], requires_grad=True)
             (t_x ** 2).sqrt().sum().backward()
-
 
 def this_line():
     """(file, line number) of the code that calls this function: this lesson's file, or its notebook cell."""

@@ -37,7 +37,6 @@ def gradients(lib, build, inputs, upstream):
     build(*leaves).backward(lib.tensor(upstream))
     return [leaf.grad.tolist() for leaf in leaves]
 
-
 def nudged(build, inputs, upstream):
     """The same gradients by central differences with a step of 1, in NumPy (float64)."""
     arrays = [np.array(x, dtype=float) for x in inputs]
@@ -102,10 +101,8 @@ check("b.grad for y = a + b, upstream ones: one 1 per row b was copied to",
 C = [[1.0], [2.0]]
 G = [[1.0, -1.0, 2.0], [0.5, 3.0, -2.0]]
 
-
 def scaled_sum(a, b, c):
     return (a + b) * c
-
 
 ours = attempt(lambda: gradients(mg, scaled_sum, [A, B, C], G))
 print("[a.grad, b.grad, c.grad] =", ours)
@@ -131,10 +128,8 @@ X = [[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], [[-1.0, 0.0], [2.0, -2.0], [0.5, 1.0]
 P = [[1.0], [-1.0], [2.0]]
 G3 = np.ones((2, 3, 2)).tolist()
 
-
 def product(x, p):
     return x * p
-
 
 ours = attempt(lambda: gradients(mg, product, [X, P], G3)[1])
 print("p.grad =", ours)
@@ -161,11 +156,8 @@ x = mg.tensor(A, requires_grad=True)
 for r in [x.sum(1), x.sum(1, keepdim=True), x.mean(0), x.sum()]:
     print(f"{r.grad_fn.name():14} shape {r.shape}")
 
-
-
 def reductions(t):
     return [t.sum(1), t.sum(1, keepdim=True), t.mean(0), t.sum()]
-
 
 check("shapes of x.sum(1), x.sum(1, keepdim=True), x.mean(0), x.sum()",
       [r.shape for r in reductions(x)], [(2,), (2, 1), (3,), ()],
@@ -212,10 +204,8 @@ for name, (f, in_numpy, up) in REDUCTIONS.items():
 # %%
 section("3. Reshape and transpose: the gradient moves back")
 
-
 def views(t):
     return [t.reshape(3, 2), t.t(), t.transpose(0, 1)]
-
 
 check("the nodes of x.reshape(3, 2), x.t(), x.transpose(0, 1)",
       [v.grad_fn.name() for v in views(mg.tensor(A, requires_grad=True))],
@@ -259,7 +249,6 @@ entries = predict("L9.jacobian-size", "C = A @ B, A of shape 3Ã—2, B of shape 2Ã
 def matmul(a, b):
     return a @ b
 
-
 with mg.trace() as vjp:
     ours = attempt(lambda: gradients(mg, matmul, [MA, MB], GC))
 print("[A.grad, B.grad] =", ours)
@@ -286,7 +275,6 @@ def jacobian_way(lib):
     jac = lib.autograd.functional.jacobian(lambda a: a @ lib.tensor(MB), lib.tensor(MA))
     flat = np.array(jac.tolist()).reshape(len(GC) * len(GC[0]), -1)
     return (np.array(GC).reshape(-1) @ flat).reshape(np.shape(MA)).tolist(), tuple(jac.shape)
-
 
 with mg.trace() as t:
     long_way = attempt(lambda: jacobian_way(mg))

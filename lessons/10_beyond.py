@@ -43,7 +43,6 @@ print("PyTorch:", torch.__version__ if torch else "not installed (checks use its
 # %%
 section("1. Forward mode: dual numbers")
 
-
 class Dual:
     """primal + tangent·ε, ε² = 0."""
 
@@ -65,7 +64,6 @@ class Dual:
 
     def sin(self):
         return Dual(math.sin(self.primal), math.cos(self.primal) * self.tangent)
-
 
 def as_dual(x):
     """A plain number is a dual whose tangent is 0."""
@@ -90,7 +88,6 @@ def torch_jvp(fn, primals, tangents):
 # %%
 def f(a, b):
     return a * b + a.sin()
-
 
 AB, V = (2.0, 3.0), (1.0, 0.5)
 out = f(*[Dual(x, v) for x, v in zip(AB, V)])
@@ -119,7 +116,6 @@ check("reverse mode's gradient · v = forward mode's J·v", sum(g * v for g, v i
 # %%
 def g(t):
     return [t * t, t.sin(), t * t.sin()]
-
 
 T0 = 0.5
 prediction = ...  # your answer here (a number)
@@ -160,10 +156,8 @@ prediction = ...  # your answer here (a number)
 double = predict("L10.hvp-passes", "How many backward passes compute H·v here, with n = 3 inputs?",
                  answer=prediction)
 
-
 def square_norm_squared(x):
     return (x * x).sum() ** 2
-
 
 def torch_gradient():
     """∇f at X0 in PyTorch, recorded (create_graph=True)."""
@@ -206,7 +200,6 @@ check("backward passes for H·v: 2, whatever n is", len(traced.passes), 2)
 # %%
 section("3. Checkpointing: memory for compute")
 
-
 class Checkpointed(mg.Function):
     """segment(x) as one node: forward keeps only x, backward runs segment again."""
 
@@ -233,20 +226,17 @@ class Checkpointed(mg.Function):
 N, SIZE = 8, 1000
 runs: list[int] = []  # one entry per run of the segment
 
-
 def chain(x):
     runs.append(1)
     for _ in range(N):
         x = x.tanh()
     return x
 
-
 def kept(y, x):
     """[nodes, saved values, bytes of saved arrays] of y's graph (AccumulateGrad, x left out)."""
     nodes = [n for n in graph_nodes([y]) if not n.name().endswith("AccumulateGrad")]
     saved = sum(len(saved_items(n)) for n in nodes)
     return [len(nodes), saved, kept_bytes(y, [x])[0]]
-
 
 prediction = ...  # your answer here (a number)
 one_node = predict("L10.checkpoint", f"After the forward pass, how many nodes does the "
@@ -277,13 +267,11 @@ def torch_kept(run, x):
     extra = [s for s in saved if s.untyped_storage().data_ptr() != mine]
     return [len(nodes), len(saved), sum(s.numel() * s.element_size() for s in extra)]
 
-
 def torch_both():
     t_x = torch.linspace(-2.0, 2.0, SIZE, requires_grad=True)
     return [torch_kept(lambda: chain(t_x), t_x),
             torch_kept(lambda: torch.utils.checkpoint.checkpoint(chain, t_x, use_reentrant=True),
                        t_x)]
-
 
 check(f"[nodes, saved values, bytes] after forward, without and with the checkpoint ({N} tanh)",
       memory, [[N, N, N * SIZE * 4], [1, 1, 0]], torch=torch_both,

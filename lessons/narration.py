@@ -119,7 +119,7 @@ class CellNarrator:
         if not text:
             return ""
         body = "\n".join(fit(f"{INDENT}{line}".rstrip(), PAGE) for line in text.splitlines())
-        return f"\n  What autograd did (the tracer's narration):\n{body}"
+        return f"  What autograd did (the tracer's narration):\n{body}"
 
     def _detailed(self, events: list[Any]) -> set[int]:
         """The passes narrated step by step: every one at ``full``; else those whose graph is new

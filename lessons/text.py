@@ -15,10 +15,8 @@ ADVICE = "What to do:"  # micrograd2's own line in its error messages (PyTorch p
 
 
 def section(title: str) -> None:
-    """Print a section heading."""
-    s = session()
-    s.write("")
-    s.write(f"── {title} " + "─" * max(3, 76 - len(title)), "section")
+    """Print a section heading: a rule across the page, under the cell's source."""
+    session().write(f"── {title} " + "─" * max(3, 76 - len(title)), "section")
 
 
 def show_error(exc: BaseException) -> None:

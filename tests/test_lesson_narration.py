@@ -27,7 +27,7 @@ def test_a_graph_is_told_step_by_step_once_its_repeats_in_one_line_and_the_rest_
         (x * 3).backward()
     text = narrator.stop()
     lines = text.splitlines()
-    assert lines[1] == "  What autograd did (the tracer's narration):"
+    assert lines[0] == "  What autograd did (the tracer's narration):"
     assert text.count("step 1 ") == 1 and "pass 1 done: 1 step" in text  # the first pass, step by step
     assert [ln.strip().split(":")[0] for ln in lines if "gradient 1.0: 1 step;" in ln] == [
         f"backward pass {n} from x·3 = 6.0 (MulBackward0), seed gradient 1.0" for n in range(2, TRACED + 1)]
