@@ -6,7 +6,6 @@ item, marked ``…``.  The narration under each cell and the check lines use it.
 """
 from __future__ import annotations
 
-import functools
 import re
 
 # NOTE [A line fits the page]
@@ -19,47 +18,96 @@ import re
 PAGE = 120
 INDENT = "    "  # a narration line's indent under its cell: never cut inside it
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
-_NUMBER = r"[-+]?(?:\d+\.?\d*(?:e[-+]?\d+)?|inf|nan)"
-_VECTOR = re.compile(rf"\[({_NUMBER}(?:, {_NUMBER}){{2,}})\]")
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*(?:e[-+]?\d+)?|inf|nan)|\.\.\.")  # "...": summarized already
 _BREAKS = (", ", " + ", "; ", "   ")  # where a line may be cut: after a whole item
 
 
 def fit(line: str, width: int) -> str:
-    """``line`` within ``width`` columns (ANSI colours take none): its vectors summarized, then cut
+    """``line`` within ``width`` columns (ANSI colours take none): its arrays summarized, then cut
     after its last whole item (NOTE [A line fits the page])."""
-    if _width(line) <= width:
-        return line
-    for edge in (3, 2, 1):
-        shorter = _VECTOR.sub(functools.partial(_summarized, edge=edge), line)
+    return shortened(line, width) or _cut(summarize_arrays(line, 1), width)
+
+
+def shortened(line: str, width: int) -> str | None:
+    """``line``, or its arrays summarized (``edge`` 3, then 2, then 1), within ``width`` columns; None
+    if even that does not fit."""
+    for edge in (None, 3, 2, 1):
+        shorter = line if edge is None else summarize_arrays(line, edge)
         if _width(shorter) <= width:
             return shorter
-    return _cut(shorter, width)
+    return None
+
+
+def summarize_arrays(line: str, edge: int) -> str:
+    """``line`` with each array of numbers written in it (``[1.0, 2.0, …]``, nested or not) as PyTorch
+    prints a long one: along each axis of more than ``2 * edge + 1`` items, the first and last ``edge``
+    around ``...``."""
+    out, i = [], 0
+    while i < len(line):
+        if line[i] == "[":
+            parsed = _array(line, i)
+            if parsed is not None:
+                array, i = parsed
+                out.append(_written(array, edge))
+                continue
+        out.append(line[i])
+        i += 1
+    return "".join(out)
+
+
+def _array(text: str, i: int) -> tuple[list, int] | None:  # type: ignore[type-arg]
+    """The array of numbers written at ``text[i]`` (a ``[``) and the index after it; None if it is not one."""
+    items: list = []  # type: ignore[type-arg]
+    i += 1
+    while i < len(text):
+        if text[i] == "[":
+            inner = _array(text, i)
+            if inner is None:
+                return None
+            items.append(inner[0])
+            i = inner[1]
+        else:
+            number = _NUMBER.match(text, i)
+            if number is None:
+                return None
+            items.append(number.group())
+            i = number.end()
+        if text.startswith(", ", i):
+            i += 2
+        elif text.startswith("]", i):
+            return items, i + 1
+        else:
+            return None
+    return None
+
+
+def _written(array: list, edge: int) -> str:  # type: ignore[type-arg]
+    items = [item if isinstance(item, str) else _written(item, edge) for item in array]
+    if len(items) > 2 * edge + 1:
+        items = [*items[:edge], "...", *items[-edge:]]
+    return f"[{', '.join(items)}]"
 
 
 def _width(line: str) -> int:
     return len(_ANSI.sub("", line))
 
 
-def _summarized(vector: re.Match[str], edge: int) -> str:
-    """A vector as PyTorch prints a long one: its first and last ``edge`` items around ``...``."""
-    items = vector.group(1).split(", ")
-    if len(items) <= 2 * edge + 1:
-        return f"[{', '.join(items)}]"
-    return f"[{', '.join(items[:edge])}, ..., {', '.join(items[-edge:])}]"
-
-
 def _cut(line: str, width: int) -> str:
-    """``line`` cut before the last break outside brackets that leaves room for `` …`` in ``width``."""
+    """``line`` cut before its last break outside brackets (else inside them) that leaves room for
+    `` …`` in ``width`` (never inside its indent)."""
     plain, raw_at = "", []  # the visible text, and where each of its characters is in ``line``
     for match in re.finditer(r"\x1b\[[0-9;]*m|.", line, re.S):
         if not match.group().startswith("\x1b"):
             plain += match.group()
             raw_at.append(match.start())
-    room, depth, end = width - 2, 0, -1
+    room, depth, end, inside = width - 2, 0, -1, -1
+    text_from = len(plain) - len(plain.lstrip())
     for i, char in enumerate(plain[:room + 1]):
         depth += (char in "[(") - (char in "])")
-        if depth == 0 and i > len(INDENT) and any(plain.startswith(b, i) for b in _BREAKS):
-            end = i
-    end = end if end > 0 else room
+        if i > text_from and any(plain.startswith(b, i) for b in _BREAKS):
+            end, inside = (i, inside) if depth == 0 else (end, i)
+    end = end if end > 0 else inside if inside > 0 else room
+    if end >= len(plain):
+        return line
     tail = "\x1b[0m" if _ANSI.search(line) else ""
     return f"{line[:raw_at[end]]}{tail} …"

@@ -12,7 +12,7 @@ import sys
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TextIO
 
-from .page import PAGE, fit
+from .page import PAGE, fit, shortened
 from .pytorch import imported_version
 
 if TYPE_CHECKING:
@@ -87,19 +87,22 @@ class Session:
 
 
 def check_lines(check: Check, torch_version: str | None, tick: str) -> list[str]:
-    """A check as the lesson shows it: ``✓ label: got``, then what was expected if it failed, and
-    PyTorch's result (``the same`` when it reads as ``got``), on a line of its own where one line would
-    pass PAGE columns (NOTE [A line fits the page])."""
-    line = f"  {tick} {check.label}: {check.got}"
-    if not check.ok:
-        line += f"   (expected {check.expected})"
-    if check.pytorch is None:
-        return [fit(line, PAGE)]
-    theirs = "the same" if check.pytorch == check.got else check.pytorch
-    pytorch = f"{source_name(check.against, torch_version)}: {theirs}"
-    if len(line) + 3 + len(pytorch) <= PAGE:
-        return [f"{line}   {pytorch}"]
-    return [fit(line, PAGE), fit(f"      {pytorch}", PAGE)]
+    """A check as the lesson shows it: ``✓ label: got``, what was expected if it failed, and PyTorch's
+    result (``the same`` when it reads as ``got``).  Where one line would pass PAGE columns, the value
+    and PyTorch's result each go on a line of their own (NOTE [A line fits the page])."""
+    head = f"  {tick} {check.label}:"
+    value = check.got if check.ok else f"{check.got}   (expected {check.expected})"
+    lines = [f"{head} {value}"]
+    if shortened(lines[0], PAGE) is None:
+        lines = [head, f"      {value}"]
+    if check.pytorch is not None:
+        theirs = "the same" if check.pytorch == check.got else check.pytorch
+        pytorch = f"{source_name(check.against, torch_version)}: {theirs}"
+        if shortened(f"{lines[-1]}   {pytorch}", PAGE) is not None:
+            lines[-1] = f"{lines[-1]}   {pytorch}"
+        else:
+            lines.append(f"      {pytorch}")
+    return [fit(line, PAGE) for line in lines]
 
 
 _session = Session()
