@@ -61,7 +61,8 @@ if torch:
     ta, tb = torch.tensor([2.0], requires_grad=True), torch.tensor([4.0], requires_grad=True)
     t_nodes = [(ta * tb).sum().grad_fn, (ta * tb).grad_fn, ta.exp().grad_fn, (ta + tb).grad_fn]
     t_kinds = [torch_saved_kind(node) for node in t_nodes]
-    print("PyTorch:", {node.name(): sorted(n for n in dir(node) if n.startswith("_saved")) for node in t_nodes})
+    for node in t_nodes:
+        print("PyTorch:", node.name(), sorted(n for n in dir(node) if n.startswith("_saved")))
 
 # %%
 check("SumBackward0 saves", saved_kind(z.grad_fn, z), "no value",

@@ -253,7 +253,8 @@ if torch:
     tb = torch.tensor([1.0], requires_grad=True).exp()
     tb.add_(1)
 with raises("backward after changing a saved output", RuntimeError, MODIFIED,
-            torch=lambda: error_of(tb.sum().backward), recorded="RuntimeError: … which is output 0 of Exp, is at …"):
+            torch=lambda: error_of(tb.sum().backward),
+            recorded="RuntimeError: … which is output 0 of Exp, is at …"):
     b.backward()
 
 # %% [markdown]

@@ -31,6 +31,7 @@
 
 # %%
 import re
+import textwrap
 import warnings
 
 import micrograd2 as mg
@@ -149,7 +150,8 @@ if torch:
 
 with raises("gradcheck(WrongSquare)", mg.autograd.GradcheckError,
             "Jacobian mismatch for output 0 with respect to input 0",
-            torch=lambda: t_error, recorded="GradcheckError: Jacobian mismatch for output 0 with respect to input 0"):
+            torch=lambda: t_error,
+            recorded="GradcheckError: Jacobian mismatch for output 0 with respect to input 0"):
     mg.autograd.gradcheck(WrongSquare, (mg.Value(1.0, requires_grad=True, label="x"),))
 
 # %%
@@ -172,8 +174,10 @@ check("GradcheckError is a RuntimeError", isinstance(error, RuntimeError), True,
 
 # %%
 x32 = mg.Value(1.0, requires_grad=True, dtype="float32")
-passed32 = mg.autograd.gradcheck(lambda v: v * v, (x32,), raise_exception=False)
-print("gradcheck(x·x, float32):", passed32)
+with warnings.catch_warnings(record=True) as said:
+    warnings.simplefilter("always")
+    passed32 = mg.autograd.gradcheck(lambda v: v * v, (x32,), raise_exception=False)
+print("gradcheck(x·x, float32):", passed32, "| its warning:", *textwrap.wrap(str(said[0].message), 100), sep="\n")
 if torch:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # PyTorch warns that float32 inputs will likely fail

@@ -36,6 +36,7 @@
 
 # %%
 import math
+import textwrap
 import warnings
 
 import micrograd2 as mg
@@ -57,7 +58,7 @@ if torch:
         warnings.simplefilter("always")
         torch.cuda.amp.GradScaler()
     deprecation = [str(w.message) for w in caught if issubclass(w.category, FutureWarning)]
-    print("FutureWarning:", deprecation[0] if deprecation else "(none)")
+    print("FutureWarning:", textwrap.fill(deprecation[0], 100) if deprecation else "(none)")
 check("torch.cuda.amp.GradScaler() is deprecated", True, True,
       torch=lambda: bool(deprecation) and "is deprecated" in deprecation[0],
       recorded="FutureWarning: `torch.cuda.amp.GradScaler(args...)` is deprecated. Please use "
@@ -227,7 +228,7 @@ ours = amp_steps(mg, gradients)
 print("gradients", gradients, "->", ours)
 init_scale, growth_interval = 8.0, 3
 grown = amp_steps(mg, [1.0] * 6, init_scale=init_scale, growth_interval=growth_interval)
-print(f"growth_interval={growth_interval}, init_scale={init_scale:g}, six clean steps ->", grown)
+print(f"growth_interval={growth_interval}, init_scale={init_scale:g}, six clean steps ->\n   ", grown)
 
 # %%
 check("a clean step, inf, inf again, nan: (stepped?, scale)", ours, documented_scales(65536.0, 2000, gradients),
@@ -279,8 +280,8 @@ print("exp, log, sum, **:", [v.dtype for v in fp32_list], "| mse_loss:", mse.dty
 # %%
 if torch:
     t_y, t_after, t_cpu_lists, t_mse, t_weight = torch_amp.dtypes(weights, bias, inputs)
-    print("PyTorch (CPU autocast): y", t_y, "| relu, sigmoid, +, *:", t_after, "| exp, log, sum, softmax:",
-          t_cpu_lists, "| mse_loss:", t_mse, "| weight:", t_weight)
+    print("PyTorch (CPU autocast): y", t_y, "| relu, sigmoid, +, *:", t_after)
+    print("exp, log, sum, softmax:", t_cpu_lists, "| mse_loss:", t_mse, "| weight:", t_weight)
 
 # %%
 check("kind 1: the matrix product runs in float16", y.dtype, "float16",
@@ -477,7 +478,8 @@ with raises("unscale_ after step", RuntimeError, "unscale_() is being called aft
             recorded="RuntimeError: unscale_() is being called after step()."):
     scaler.unscale_(optimizer)
 
-with raises("a second step before update()", RuntimeError, "step() has already been called since the last update().",
+with raises("a second step before update()", RuntimeError,
+            "step() has already been called since the last update().",
             torch=lambda: error_of(lambda: t_scaler.step(t_optimizer)),
             recorded="RuntimeError: step() has already been called since the last update()."):
     scaler.step(optimizer)

@@ -403,7 +403,8 @@ print(f"max_norm {loose:.6g}: unscale_ then clip {right_loose:.6g} | clip then u
       f" | too small by {right_loose / wrong_loose:.6g}")
 check("max_norm above the true norm: too small by true norm × 65536 / max_norm", right_loose / wrong_loose,
       true_norm * 65536 / loose, rel=1e-4,
-      torch=lambda: torch_amp.clipped(scaled, True, loose) / torch_amp.clipped(scaled, False, loose), recorded="6553.6")
+      torch=lambda: torch_amp.clipped(scaled, True, loose) / torch_amp.clipped(scaled, False, loose),
+      recorded="6553.6")
 
 # %% [markdown]
 # ## Rule 7, as it really is

@@ -129,7 +129,8 @@ outputs = g(t0)
 with mg.trace() as traced:
     by_rows = [mg.autograd.grad(o, t0, retain_graph=True)[0] for o in outputs]
 rows.reveal(len(traced.passes))
-print("forward mode, 1 pass:", column, "| reverse mode,", len(traced.passes), "passes:", by_rows)
+print("forward mode, 1 pass:", column)
+print(f"reverse mode, {len(traced.passes)} passes:", by_rows)
 check("dg/dt = [2t, cos t, sin t + t·cos t], by forward and by reverse mode", [column, by_rows],
       [[2 * T0, math.cos(T0), math.sin(T0) + T0 * math.cos(T0)]] * 2,
       torch=lambda: [[x.item() for x in torch_jvp(g, [T0], [1.0])[1]]] * 2,
