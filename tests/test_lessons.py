@@ -62,6 +62,34 @@ def test_every_check_of_the_lesson_passes(number: int, capsys: pytest.CaptureFix
     assert all(c.ok for c in result.checks)
 
 
+# The checks each lesson makes, at least (issue 35: a shorter output keeps every check).
+CHECKS = {1: 21, 2: 23, 3: 13, 4: 18, 5: 8, 6: 36, 7: 19, 8: 12, 9: 17, 10: 10}
+
+
+@pytest.mark.parametrize("number", NUMBERS)
+def test_no_lesson_drops_a_check(number: int, capsys: pytest.CaptureFixture[str]) -> None:
+    result, _ = ran(number, capsys)
+    assert len(result.checks) >= CHECKS[number]
+
+
+# -- output a class can read (issue 35 §5) -------------------------------------------------------------------
+PAGE, FIRST_EIGHT, A_NEW_LESSON = 120, 3000, 400  # columns a line; lines of lessons 1-8 together; of 9, of 10
+ROUNDED = re.compile(r"= (\S+), rounded to \w+: (\S+)$")
+
+
+def test_the_lessons_output_is_short_and_narrow_enough_to_read(capsys: pytest.CaptureFixture[str]) -> None:
+    lines = {n: ran(n, capsys)[1].splitlines() for n in NUMBERS}
+    wide = [(n, line) for n in NUMBERS for line in lines[n] if len(line) > PAGE]
+    assert wide == [], f"{len(wide)} lines over {PAGE} columns, first {wide[:1]}"
+    assert sum(len(lines[n]) for n in NUMBERS if n <= 8) <= FIRST_EIGHT, {n: len(lines[n]) for n in NUMBERS}
+    assert all(len(lines[n]) <= A_NEW_LESSON for n in NUMBERS if n > 8), {n: len(lines[n]) for n in NUMBERS}
+
+
+def test_a_value_said_to_be_rounded_shows_the_rounding(capsys: pytest.CaptureFixture[str]) -> None:
+    said = [m.groups() for n in NUMBERS for m in map(ROUNDED.search, ran(n, capsys)[1].splitlines()) if m]
+    assert said and all(before != after for before, after in said), said
+
+
 @pytest.mark.parametrize("number", NUMBERS)
 def test_a_script_lesson_says_honestly_what_its_checks_compared(number: int,
                                                                capsys: pytest.CaptureFixture[str]) -> None:
