@@ -3,9 +3,9 @@
 #
 # Block 2: the narrated walk, what nodes save, what backward frees (values, not nodes), analytic not numerical.
 #
-# The article's section 2 runs `z.backward()` on block 1's graph and explains what happens inside. Its
-# numbers are right. Three of its explanations are not: what a node stores (D10), what is freed (D9), and
-# "numerical chain rule" (D11); the codes point to the README's list "Where the article is wrong".
+# The article's section 2 runs `z.backward()` on block 1's graph and explains what happens inside. Its numbers are
+# right. Three of its explanations are not: what a node stores (D10), what is freed (D9), and "numerical chain rule"
+# (D11); the codes point to the README's list "Where the article is wrong".
 
 # %%
 import micrograd2 as mg
@@ -16,11 +16,11 @@ print("PyTorch:", torch.__version__ if torch else "not installed (checks use its
 SECOND_BACKWARD = "Trying to backward through the graph a second time"
 
 # %% [markdown]
-# The article says each node stores "two kinds of info: the forward output value (needed for backward) and
-# the backward function". What a node keeps is whatever its local derivative needs, and that depends on the
-# op (D10): d(a·b)/da = b, so `MulBackward0` keeps its inputs; d(Σ)/d(each term) = 1, so `SumBackward0`
-# keeps no value (PyTorch keeps only the input's shape); d(eˣ)/dx = eˣ, so `ExpBackward0` keeps its
-# output; `AddBackward0` keeps no value (PyTorch keeps only the number `alpha` of `a + alpha·b`).
+# The article says each node stores "two kinds of info: the forward output value (needed for backward) and the backward
+# function". What a node keeps is whatever its local derivative needs, and that depends on the op (D10): d(a·b)/da = b,
+# so `MulBackward0` keeps its inputs; d(Σ)/d(each term) = 1, so `SumBackward0` keeps no value (PyTorch keeps only the
+# input's shape); d(eˣ)/dx = eˣ, so `ExpBackward0` keeps its output; `AddBackward0` keeps no value (PyTorch keeps only
+# the number `alpha` of `a + alpha·b`).
 
 # %%
 section("1. Before backward: what each node saved")
@@ -37,9 +37,9 @@ print("ExpBackward0 saved:", exp.grad_fn.saved, " (e² = its output)")
 print("AddBackward0 saved:", (x[0] + w[0]).grad_fn.saved)
 
 # %% [markdown]
-# To compare with PyTorch, say what each node saved in words. PyTorch names what a node saved in
-# attributes that start with `_saved`: `_saved_self`/`_saved_other` are inputs, `_saved_result` the
-# output, and sizes or `alpha` are no tensor values at all.
+# To compare with PyTorch, say what each node saved in words. PyTorch names what a node saved in attributes that start
+# with `_saved`: `_saved_self`/`_saved_other` are inputs, `_saved_result` the output, and sizes or `alpha` are no tensor
+# values at all.
 
 # %%
 def saved_kind(node, output):
@@ -76,8 +76,8 @@ check("AddBackward0 saves", saved_kind((x[0] + w[0]).grad_fn, x[0] + w[0]), "no 
 check("MulBackward0's inputs, in order", [v.label for v in mul.saved], ["x[0]", "w[0]"])
 
 # %% [markdown]
-# A product keeps only what will be needed: if just one side requires grad,
-# only the other side is kept, since the gradient of a is b and nobody wants the gradient of b.
+# A product keeps only what will be needed: if just one side requires grad, only the other side is kept, since the
+# gradient of a is b and nobody wants the gradient of b.
 
 # %%
 c = mg.Value(10.0, label="c")                 # needs no gradient
@@ -100,10 +100,10 @@ check("x[0] * c keeps only c", [kept[0] is None, kept[1] is c], [True, True],
 # print("w.grad =", w.grad)   # tensor([2., 3.])
 # ```
 #
-# `backward()` seeds z's gradient with 1.0 and visits each node once, in reverse topological order: a node
-# runs only when every gradient headed for it has arrived. Each visit multiplies the upstream gradient by
-# the node's local derivative, sends the results along `next_functions`, and `AccumulateGrad` adds them into
-# the leaves' `.grad`. The narration below the cell shows each step.
+# `backward()` seeds z's gradient with 1.0 and visits each node once, in reverse topological order: a node runs only
+# when every gradient headed for it has arrived. Each visit multiplies the upstream gradient by the node's local
+# derivative, sends the results along `next_functions`, and `AccumulateGrad` adds them into the leaves' `.grad`. The
+# narration below the cell shows each step.
 
 # %%
 section("2. backward(), narrated")
@@ -117,7 +117,6 @@ if torch:
     tx = torch.tensor([v.item() for v in x], requires_grad=True)
     tw = torch.tensor([v.item() for v in w], requires_grad=True)
     (tx * tw).sum().backward()
-    print("PyTorch: x.grad =", tx.grad, "| w.grad =", tw.grad)
 
 now = {"x": [v.item() for v in x], "w": [v.item() for v in w]}  # the recorded outputs' inputs, now
 check("x.grad = w", [xi.grad for xi in x], [wi.item() for wi in w], torch=lambda: tx.grad,
@@ -126,10 +125,10 @@ check("w.grad = x", [wi.grad for wi in w], [xi.item() for xi in x], torch=lambda
       recorded=Recorded("tensor([2., 3.])", x=[2.0, 3.0], w=[4.0, 5.0]), inputs=now)
 
 # %% [markdown]
-# The order of the visits is PyTorch's too. A node runs once every gradient headed for it has arrived, and
-# among the nodes ready at once the one created last runs first. A hook on each intermediate value fires when
-# its gradient is complete, just before its node runs, so the hooks tell the order. (On your own engine,
-# `--engine`, this is your `walk`'s order: a breadth-first walk visits `a` before `a + x` has delivered.)
+# The order of the visits is PyTorch's too. A node runs once every gradient headed for it has arrived, and among the
+# nodes ready at once the one created last runs first. A hook on each intermediate value fires when its gradient is
+# complete, just before its node runs, so the hooks tell the order. (On your own engine, `--engine`, this is your
+# `walk`'s order: a breadth-first walk visits `a` before `a + x` has delivered.)
 
 # %%
 def order_of_visits(make):
@@ -154,8 +153,8 @@ check("the order of visits: ready nodes, the one created last first", visits,
       inputs={"x": 2.0, "w": -3.0})
 
 # %% [markdown]
-# The same on `mg.tensor`, the article's blocks 1 and 2 as written with `torch` replaced by `mg`, prints
-# what PyTorch prints:
+# The same on `mg.tensor`, the article's blocks 1 and 2 as written with `torch` replaced by `mg`, prints what PyTorch
+# prints:
 
 # %%
 mx = mg.tensor([2.0, 3.0], requires_grad=True)
@@ -169,9 +168,9 @@ check("w.grad (tensor)", repr(mw.grad), "tensor([2., 3.])",
       torch=lambda: repr(tw.grad), recorded="tensor([2., 3.])")
 
 # %% [markdown]
-# The article's step 3 reads: "After leaf grads are filled, the graph is freed (default
-# retain_graph=False)." Look (D9): `z.grad_fn` and its `next_functions` are all still there. What backward
-# freed are the values the nodes had saved, and that is what makes a second backward through them fail.
+# The article's step 3 reads: "After leaf grads are filled, the graph is freed (default retain_graph=False)." Look (D9):
+# `z.grad_fn` and its `next_functions` are all still there. What backward freed are the values the nodes had saved, and
+# that is what makes a second backward through them fail.
 
 # %%
 section("3. After backward: the values are freed, the nodes stay")
@@ -191,8 +190,8 @@ with raises("a second backward", RuntimeError, SECOND_BACKWARD,
 check("x.grad unchanged by the failed pass", [xi.grad for xi in x], [wi.item() for wi in w])
 
 # %% [markdown]
-# `retain_graph=True` keeps the saved values, so the same graph can be walked again; since backward
-# accumulates, the gradient adds up (lesson 3). d(a·a)/da = 2a:
+# `retain_graph=True` keeps the saved values, so the same graph can be walked again; since backward accumulates, the
+# gradient adds up (lesson 3). d(a·a)/da = 2a:
 
 # %%
 a = mg.Value(2.0, requires_grad=True, label="a")
@@ -212,8 +211,8 @@ with raises("a third backward", RuntimeError, SECOND_BACKWARD, recorded=f"Runtim
     s.backward()          # the 2nd pass had retain_graph=False: now the values are gone
 
 # %% [markdown]
-# A graph whose nodes saved nothing can be walked twice without `retain_graph`: the error is about freed
-# values, not about the graph.
+# A graph whose nodes saved nothing can be walked twice without `retain_graph`: the error is about freed values, not
+# about the graph.
 
 # %%
 b = mg.Value(1.0, requires_grad=True, label="b")
@@ -229,11 +228,10 @@ if torch:
 check("(b + 1) walked twice: b.grad = 2", b.grad, 2.0, torch=lambda: tb1.grad, recorded="tensor([2.])")
 
 # %% [markdown]
-# The article's "Key insight" says: "gradients are products of numerical chain rule, not analytic
-# differentiation". It is the other way round (D11). Each node applies an exact, analytic formula for its
-# local derivative (`MulBackward0`: d(a·b)/da = b) to concrete numbers; the chain rule multiplies those.
-# Nothing is approximated. Numerical differentiation, nudging an input and watching the output, is another
-# method, and it is only approximately right:
+# The article's "Key insight" says: "gradients are products of numerical chain rule, not analytic differentiation". It
+# is the other way round (D11). Each node applies an exact, analytic formula for its local derivative (`MulBackward0`:
+# d(a·b)/da = b) to concrete numbers; the chain rule multiplies those. Nothing is approximated. Numerical
+# differentiation, nudging an input and watching the output, is another method, and it is only approximately right:
 
 # %%
 section("4. Analytic, not numerical")
@@ -250,9 +248,8 @@ check("the central difference is only close", [numeric != w[0].item(), abs(numer
       [True, True])
 
 # %% [markdown]
-# In float32 the difference is worse: f(x) = x·x at x = 1 with h = 1e-6. Backward applies d(x·x)/dx = 2x
-# exactly; the finite difference loses most of its digits to rounding. PyTorch's `gradcheck` on float32
-# meets the same number.
+# In float32 the difference is worse: f(x) = x·x at x = 1 with h = 1e-6. Backward applies d(x·x)/dx = 2x exactly; the
+# finite difference loses most of its digits to rounding. PyTorch's `gradcheck` on float32 meets the same number.
 
 # %%
 x32 = mg.Value(1.0, requires_grad=True, dtype="float32")

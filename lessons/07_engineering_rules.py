@@ -14,9 +14,9 @@
 # > 6. Custom ops via torch.autograd.Function: pair forward/backward, ctx.save_for_backward for intermediates.
 # > 7. Keep in-place ops away from leaf tensors: on error, suspect graph corruption.
 #
-# This lesson trains one small model with all of them in place, then breaks each rule once and shows what
-# happens, on micrograd2 and, where PyTorch is installed, on PyTorch live. Rule 6 is lesson 5's subject.
-# (The codes D5, D14–D16 refer to the README's list "Where the article is wrong".)
+# This lesson trains one small model with all of them in place, then breaks each rule once and shows what happens, on
+# micrograd2 and, where PyTorch is installed, on PyTorch live. Rule 6 is lesson 5's subject. (The codes D5, D14–D16
+# refer to the README's list "Where the article is wrong".)
 
 # %%
 import math
@@ -32,9 +32,9 @@ print("PyTorch:", torch.__version__ if torch else "not installed (checks use its
 # %% [markdown]
 # ## One training run, every rule in place
 #
-# Two interleaving moons, 40 points; an MLP with two hidden layers of 8 ReLU units; micrograd's hinge loss,
-# plus a small consistency term that pulls each prediction toward the model's own prediction at a nudged
-# copy of the point: a target, as in target networks and contrastive learning. The helpers first:
+# Two interleaving moons, 40 points; an MLP with two hidden layers of 8 ReLU units; micrograd's hinge loss, plus a small
+# consistency term that pulls each prediction toward the model's own prediction at a nudged copy of the point: a target,
+# as in target networks and contrastive learning. The helpers first:
 
 # %%
 section("1. One training run, every rule in place")
@@ -99,8 +99,8 @@ check("no step was skipped: the scale stayed at 2¹⁶", scaler.get_scale(), 655
 # %% [markdown]
 # ## Rule 1 broken: no zero_grad()
 #
-# Without `zero_grad`, each backward adds to what the last step left. `autograd.grad` (lesson 8) shows what
-# the current batch alone says; `.grad` is the sum of all of them:
+# Without `zero_grad`, each backward adds to what the last step left. `autograd.grad` (lesson 8) shows what the current
+# batch alone says; `.grad` is the sum of all of them:
 
 # %%
 section("2. Rule 1 broken: no zero_grad()")
@@ -121,11 +121,10 @@ check(".grad after 4 steps = the sum of the 4 batch gradients", [p.grad for p in
 # %% [markdown]
 # ## Rule 2: what no_grad saves, measured
 #
-# Takeaway 2 promises "~50% activation memory saved, 30-50% faster". PyTorch publishes no such figure (D14).
-# What `no_grad` saves is the values the graph keeps for backward (the activations), all of them; what that
-# is worth depends on the model. First on this lesson's scalar MLP: evaluation in grad mode records a graph
-# for every prediction, and keeps it as long as the predictions live (`graph_nodes`, from `lessons/measure.py`,
-# counts the nodes they keep alive).
+# Takeaway 2 promises "~50% activation memory saved, 30-50% faster". PyTorch publishes no such figure (D14). What
+# `no_grad` saves is the values the graph keeps for backward (the activations), all of them; what that is worth depends
+# on the model. First on this lesson's scalar MLP: evaluation in grad mode records a graph for every prediction, and
+# keeps it as long as the predictions live (`graph_nodes`, from `lessons/measure.py`, counts the nodes they keep alive).
 
 # %%
 section("3. Rule 2: what no_grad saves, measured")
@@ -136,12 +135,11 @@ print("graph nodes kept: in grad mode", len(graph_nodes(tracked)), "| under no_g
 check("evaluation under no_grad keeps no graph", len(graph_nodes(untracked)), 0)
 
 # %% [markdown]
-# Now a model where memory matters: an MLP of 6 layers of 1024 units, each `Linear` followed by `relu`, at
-# batch 256, in float32, on micrograd2's Tensor engine and on PyTorch. Each `Linear` keeps its input for
-# backward and each `relu` its output, so every ReLU output but the last is kept twice, by its `relu` and by
-# the next `Linear`, in one storage; the last is kept once, by its `relu`. Counted once per storage, grad
-# mode keeps the input and the 6 ReLU outputs: 7 × 256 × 1024 × 4 bytes. Counted per saving node: the
-# input once, 5 ReLU outputs twice, the last once: 12 activations.
+# Now a model where memory matters: an MLP of 6 layers of 1024 units, each `Linear` followed by `relu`, at batch 256, in
+# float32, on micrograd2's Tensor engine and on PyTorch. Each `Linear` keeps its input for backward and each `relu` its
+# output, so every ReLU output but the last is kept twice, by its `relu` and by the next `Linear`, in one storage; the
+# last is kept once, by its `relu`. Counted once per storage, grad mode keeps the input and the 6 ReLU outputs: 7 × 256
+# × 1024 × 4 bytes. Counted per saving node: the input once, 5 ReLU outputs twice, the last once: 12 activations.
 
 # %%
 import numpy as np  # here, not at the top: the parts above run without NumPy, as in the playground
@@ -165,8 +163,8 @@ x_batch = np.random.default_rng(0).normal(size=(BATCH, WIDTH)).astype(np.float32
 layers = make_mlp(mg, WIDTH, DEPTH)
 
 # %% [markdown]
-# `kept_bytes` (from `lessons/measure.py`) walks the graph and adds up the arrays its nodes saved, once per
-# storage (a view counts as the array it looks into) and once per node that saved it; parameters left out.
+# `kept_bytes` (from `lessons/measure.py`) walks the graph and adds up the arrays its nodes saved, once per storage (a
+# view counts as the array it looks into) and once per node that saved it; parameters left out.
 
 # %%
 parameters = [p for layer in layers for p in layer.parameters()]
@@ -177,8 +175,8 @@ print(f"micrograd2, batch {BATCH}: grad mode keeps {kept[0] / MIB} MiB ({kept[1]
       f" no_grad keeps {kept_no_grad[0] / MIB} MiB")
 
 # %% [markdown]
-# PyTorch, live: its saved tensors are counted with `torch.autograd.graph.saved_tensors_hooks`, which sees
-# each tensor a node saves (`torch_kept_bytes`, in bytes: shown here in MiB).
+# PyTorch, live: its saved tensors are counted with `torch.autograd.graph.saved_tensors_hooks`, which sees each tensor a
+# node saves (`torch_kept_bytes`, in bytes: shown here in MiB).
 
 # %%
 if torch:
@@ -202,14 +200,13 @@ check(f"grad mode, batch {BATCH}: MiB kept, counted per saving node = 1 + 2 × (
 check("no_grad keeps nothing", kept_no_grad[0], 0, torch=lambda: t_kept_no_grad[0], recorded="0 B")
 
 # %% [markdown]
-# Whether that is "~50%" of the memory depends on everything else in memory: here the weights alone are
-# 24 MiB, and the saving grows with the batch. Time is another matter: it depends on whatever else the
-# machine is doing, so the conclusion comes from what does not, the graph nodes each mode records (and,
-# above, the activations they keep). The time is shown beside it with its spread: `compare_modes` (from
-# `lessons/measure.py`) runs one forward pass in grad mode and under `no_grad` in interleaved rounds, in
-# CPU time, and gives the median of the per-round ratio no_grad/grad ("ratio") and the middle half of the
-# ratios, marked "disturbed" when the rounds disagree. For this big MLP and for a small one (4 layers of
-# 16 units, batch 4, 10 passes a round):
+# Whether that is "~50%" of the memory depends on everything else in memory: here the weights alone are 24 MiB, and the
+# saving grows with the batch. Time is another matter: it depends on whatever else the machine is doing, so the
+# conclusion comes from what does not, the graph nodes each mode records (and, above, the activations they keep). The
+# time is shown beside it with its spread: `compare_modes` (from `lessons/measure.py`) runs one forward pass in grad
+# mode and under `no_grad` in interleaved rounds, in CPU time, and gives the median of the per-round ratio no_grad/grad
+# ("ratio") and the middle half of the ratios, marked "disturbed" when the rounds disagree. For this big MLP and for a
+# small one (4 layers of 16 units, batch 4, 10 passes a round):
 
 # %%
 def compare_forward(lib, width, depth, batch, rounds, number):
@@ -235,18 +232,18 @@ for lib in [mg, torch] if torch else [mg]:
 check("no_grad records no node in any of these forward passes", recorded_nodes, [0] * len(recorded_nodes))
 
 # %% [markdown]
-# The nodes are counted, the same on any machine. The times are this machine's, from this run: they
-# change with the model's shape and batch (how much arithmetic each op does against the fixed cost of
-# recording it), the library, the processor, and the other programs competing for it (CPU time leaves
-# their work out, not the caches they share). Run the cell again and they move; marked "disturbed", they
-# say nothing either way. No flat "30-50% faster" follows from them.
+# The nodes are counted, the same on any machine. The times are this machine's, from this run: they change with the
+# model's shape and batch (how much arithmetic each op does against the fixed cost of recording it), the library, the
+# processor, and the other programs competing for it (CPU time leaves their work out, not the caches they share). Run
+# the cell again and they move; marked "disturbed", they say nothing either way. No flat "30-50% faster" follows from
+# them.
 
 # %% [markdown]
 # ## Rule 3 broken: a target that is not detached
 #
-# The consistency target must act as a fixed number. Detached, the gradient is exactly the one we get by
-# writing the targets down as plain numbers. Not detached, backward also runs through the target branch and
-# moves the target toward the prediction: the collapse that target networks and stop-gradients prevent.
+# The consistency target must act as a fixed number. Detached, the gradient is exactly the one we get by writing the
+# targets down as plain numbers. Not detached, backward also runs through the target branch and moves the target toward
+# the prediction: the collapse that target networks and stop-gradients prevent.
 
 # %%
 section("4. Rule 3 broken: a target that is not detached")
@@ -272,8 +269,8 @@ check("detached target = a constant target", detached, numbers, rel=1e-12)
 check("an undetached target changes the gradient", attached != numbers, True)
 
 # %% [markdown]
-# Watch it on a tiny model and one point: the detached target enters the loss as a leaf that needs no
-# gradient, so the walk never goes down the target's branch.
+# Watch it on a tiny model and one point: the detached target enters the loss as a leaf that needs no gradient, so the
+# walk never goes down the target's branch.
 
 # %%
 tiny = mg.nn.MLP(2, [2, 1], seed=1)
@@ -307,10 +304,10 @@ check("not normalized / normalized gradient", grad_norm(unnormalized) / grad_nor
       rel=1e-9)
 
 # %% [markdown]
-# What a doubled gradient does depends on the optimizer. Plain SGD steps lr·grad: a doubled gradient is a
-# doubled step, as if the learning rate were doubled. This lesson trains with Adam, whose first step is
-# lr·g / (|g| + eps) per parameter: the size of g cancels, and a doubled gradient gives (almost exactly) the
-# same step. One step each, from the same parameters, with the two gradients above:
+# What a doubled gradient does depends on the optimizer. Plain SGD steps lr·grad: a doubled gradient is a doubled step,
+# as if the learning rate were doubled. This lesson trains with Adam, whose first step is lr·g / (|g| + eps) per
+# parameter: the size of g cancels, and a doubled gradient gives (almost exactly) the same step. One step each, from the
+# same parameters, with the two gradients above:
 
 # %%
 def one_step(lib, values, grads, optimizer_class, lr):
@@ -342,16 +339,16 @@ check("Adam: the doubled gradient leaves the step (almost) unchanged", adam,
       torch=lambda: step_ratio(torch, torch.optim.Adam), recorded="1.0000008925135895")
 
 # %% [markdown]
-# So with Adam the missing division costs nothing on the first step; later ones differ only through eps and
-# the running averages. With SGD (or any optimizer whose step is proportional to the gradient) it is a
-# silently larger learning rate.
+# So with Adam the missing division costs nothing on the first step; later ones differ only through eps and the running
+# averages. With SGD (or any optimizer whose step is proportional to the gradient) it is a silently larger learning
+# rate.
 
 # %% [markdown]
 # ## Rule 5 broken: clipping before unscale_
 #
-# Clip the gradients while they are still multiplied by the scale, and `clip_grad_norm_` sees a norm 65536
-# times too large: it shrinks them to max_norm, and `unscale_` then divides by 65536. The step then uses
-# gradients of norm max_norm / 65536 (D5: `unscale_` before clipping is the documented pattern).
+# Clip the gradients while they are still multiplied by the scale, and `clip_grad_norm_` sees a norm 65536 times too
+# large: it shrinks them to max_norm, and `unscale_` then divides by 65536. The step then uses gradients of norm
+# max_norm / 65536 (D5: `unscale_` before clipping is the documented pattern).
 
 # %%
 section("6. Rule 5 broken: clipping before unscale_")
@@ -380,8 +377,8 @@ print(f"true gradient norm {true_norm:.6g}, max_norm {MAX_NORM}")
 print(f"norm the step uses: unscale_ then clip {right:.6g} | clip then unscale_ {wrong:.6g}")
 
 # %% [markdown]
-# PyTorch, live, with the same scaled gradients, in either order (`torch_amp.clipped`: the norm of the
-# gradients after `unscale_` and `clip_grad_norm_` in the given order):
+# PyTorch, live, with the same scaled gradients, in either order (`torch_amp.clipped`: the norm of the gradients after
+# `unscale_` and `clip_grad_norm_` in the given order):
 
 # %%
 check("unscale_ then clip: the step's gradient norm is max_norm", right, MAX_NORM, rel=1e-4,
@@ -390,10 +387,9 @@ check("clip then unscale_: the step's gradient norm is max_norm / 65536", wrong,
       torch=lambda: torch_amp.clipped(scaled, False, MAX_NORM), recorded="1.5259e-07")
 
 # %% [markdown]
-# "65536 times too small" holds only when the true norm is at least max_norm, as here. If it is below, the
-# right order does not clip at all, while the wrong order still clips the scaled gradients to max_norm; the
-# step is then too small by true norm × 65536 / max_norm, a smaller factor. With max_norm ten times the true
-# norm:
+# "65536 times too small" holds only when the true norm is at least max_norm, as here. If it is below, the right order
+# does not clip at all, while the wrong order still clips the scaled gradients to max_norm; the step is then too small
+# by true norm × 65536 / max_norm, a smaller factor. With max_norm ten times the true norm:
 
 # %%
 loose = 10 * true_norm
@@ -409,8 +405,8 @@ check("max_norm above the true norm: too small by true norm × 65536 / max_norm"
 # %% [markdown]
 # ## Rule 7, as it really is
 #
-# "Keep in-place ops away from leaf tensors" (D15): every optimizer step is an in-place op on leaves, under
-# `no_grad`. What is refused is the same update in grad mode:
+# "Keep in-place ops away from leaf tensors" (D15): every optimizer step is an in-place op on leaves, under `no_grad`.
+# What is refused is the same update in grad mode:
 
 # %%
 section("7. Rule 7, as it really is")
@@ -437,8 +433,8 @@ check("the update under no_grad: (_version, is_leaf)", [w._version, w.is_leaf], 
       torch=lambda: [t_w._version, t_w.is_leaf], recorded="SGD.step(): p._version 0 -> 1")
 
 # %% [markdown]
-# `micrograd2 train` runs the loop of part 1 on any of the generated datasets (micro-batches, accumulation,
-# clipping, `--amp`), with a progress bar. The tiny consistency loss of part 4, whose target was detached:
+# `micrograd2 train` runs the loop of part 1 on any of the generated datasets (micro-batches, accumulation, clipping,
+# `--amp`), with a progress bar. The tiny consistency loss of part 4, whose target was detached:
 
 # %%
 show_graph(tiny_loss, "(score − target)², the target detached:")

@@ -3,8 +3,8 @@
 #
 # Hooks, retain_grad, autograd.grad, second derivatives with create_graph, anomaly detection.
 #
-# The article's further reading points to PyTorch's autograd notes. This lesson goes there: five tools for
-# looking inside backward, each run on micrograd2 and, where PyTorch is installed, on PyTorch live.
+# The article's further reading points to PyTorch's autograd notes. This lesson goes there: five tools for looking
+# inside backward, each run on micrograd2 and, where PyTorch is installed, on PyTorch live.
 
 # %%
 import inspect
@@ -21,9 +21,9 @@ print("PyTorch:", torch.__version__ if torch else "not installed (checks use its
 # %% [markdown]
 # ## Hooks: a look (and a hand) inside backward
 #
-# `register_hook(fn)` runs `fn` on a value's gradient the moment backward computes it; if `fn` returns
-# something, that replaces the gradient. Debuggers print there; gradient tricks (clipping one layer,
-# reversing a gradient) change it there.
+# `register_hook(fn)` runs `fn` on a value's gradient the moment backward computes it; if `fn` returns something, that
+# replaces the gradient. Debuggers print there; gradient tricks (clipping one layer, reversing a gradient) change it
+# there.
 
 # %%
 section("1. Hooks: a look (and a hand) inside backward")
@@ -63,8 +63,8 @@ check("x.grad: [3·2 with the hook, 3 without, 3·2 with the hook on h]", [with_
 # %% [markdown]
 # ## Gradients of non-leaves: retain_grad()
 #
-# Only leaves get `.grad`. A non-leaf's gradient is computed on the way and dropped, and reading its `.grad`
-# gives `None` with a warning, unless it asked to keep it.
+# Only leaves get `.grad`. A non-leaf's gradient is computed on the way and dropped, and reading its `.grad` gives
+# `None` with a warning, unless it asked to keep it.
 
 # %%
 section("2. Gradients of non-leaves: retain_grad()")
@@ -95,8 +95,8 @@ check("with retain_grad(): (h.grad, x.grad) = (2h, 8x)", non_leaf_grads(mg, True
 # %% [markdown]
 # ## autograd.grad: gradients without .grad
 #
-# `mg.autograd.grad(outputs, inputs)` returns the gradients instead of adding them into `.grad`: handy when
-# the gradient is a value you compute with, not an update.
+# `mg.autograd.grad(outputs, inputs)` returns the gradients instead of adding them into `.grad`: handy when the gradient
+# is a value you compute with, not an update.
 
 # %%
 section("3. autograd.grad: gradients without .grad")
@@ -118,9 +118,8 @@ check("[autograd.grad, x.grad untouched, x.grad after backward]", ours, [3.0, 10
 # %% [markdown]
 # ## Second derivatives: create_graph=True
 #
-# With `create_graph=True`, backward itself is recorded: the gradient comes back as a value with a
-# `grad_fn`, and differentiating it again gives the second derivative. y = x³ at x = 2: dy/dx = 3x² = 12,
-# d²y/dx² = 6x = 12.
+# With `create_graph=True`, backward itself is recorded: the gradient comes back as a value with a `grad_fn`, and
+# differentiating it again gives the second derivative. y = x³ at x = 2: dy/dx = 3x² = 12, d²y/dx² = 6x = 12.
 
 # %%
 section("4. Second derivatives: create_graph=True")
@@ -145,8 +144,8 @@ check("d²y/dx² = 6x", d2y_dx2, 6 * x.item(), torch=lambda: t_d2y, recorded=Rec
       inputs=now)
 
 # %% [markdown]
-# A custom Function gets this for free when its backward is ordinary arithmetic; here the article's
-# SquareAndDouble (lesson 5): d²(2x²)/dx² = 4.
+# A custom Function gets this for free when its backward is ordinary arithmetic; here the article's SquareAndDouble
+# (lesson 5): d²(2x²)/dx² = 4.
 
 # %%
 class SquareAndDouble(mg.Function):
@@ -170,8 +169,8 @@ check(f"SquareAndDouble: [d/dx = 4x, d²/dx² = 4] at {x.item():g}", [g.item(), 
 # %% [markdown]
 # ## Anomaly detection: who made the NaN?
 #
-# sqrt(x²) at x = 0: sqrt's derivative there is inf, and inf · 0 in the next node is NaN. By default the
-# NaN just lands in `x.grad`, silently; the narration shows where it appeared:
+# sqrt(x²) at x = 0: sqrt's derivative there is inf, and inf · 0 in the next node is NaN. By default the NaN just lands
+# in `x.grad`, silently; the narration shows where it appeared:
 
 # %%
 section("5. Anomaly detection: who made the NaN?")
@@ -186,9 +185,9 @@ check("x.grad = [nan, 1.0]", [xi.grad for xi in xs], [math.nan, 1.0], torch=lamb
       recorded=Recorded("tensor([nan, 1.])", xs=[0.0, 1.0]), inputs={"xs": [xi.item() for xi in xs]})
 
 # %% [markdown]
-# `detect_anomaly()` checks every backward result for NaN and names the node that made it: here
-# `PowBackward0` (inf · 2 · 0), not `SqrtBackward0`. Its warning shows where that node's forward ran, in
-# this file (or this notebook cell), at the line of the `mg.sum(...)` below:
+# `detect_anomaly()` checks every backward result for NaN and names the node that made it: here `PowBackward0` (inf · 2
+# · 0), not `SqrtBackward0`. Its warning shows where that node's forward ran, in this file (or this notebook cell), at
+# the line of the `mg.sum(...)` below:
 
 # %%
 def torch_anomaly():

@@ -1,15 +1,14 @@
 # %% [markdown]
 # # Lesson 9: Tensors
 #
-# Broadcasting and sum_to, reductions with dim and keepdim, reshape and transpose, matmul's
-# vector-Jacobian product, and a whole Jacobian from one backward pass per output, counted.
+# Broadcasting and sum_to, reductions with dim and keepdim, reshape and transpose, matmul's vector-Jacobian product, and
+# a whole Jacobian from one backward pass per output, counted.
 #
-# A Tensor op runs the same autograd as a Value op: one node per op, a walk in reverse order. What
-# changes is the shape of each gradient. Every input's gradient has that input's shape, and each
-# section below is one rule for getting there. This lesson needs NumPy (`mg.tensor` stores NumPy
-# arrays). Unit U3's exercises write these rules; those that are pieces of your engine (`sum_to`,
-# the reductions' and matmul's backward) plug into it, and `micrograd2 lesson run 9 --engine DIR`
-# runs this lesson on them.
+# A Tensor op runs the same autograd as a Value op: one node per op, a walk in reverse order. What changes is the shape
+# of each gradient. Every input's gradient has that input's shape, and each section below is one rule for getting there.
+# This lesson needs NumPy (`mg.tensor` stores NumPy arrays). Unit U3's exercises write these rules; those that are
+# pieces of your engine (`sum_to`, the reductions' and matmul's backward) plug into it, and `micrograd2 lesson run 9
+# --engine DIR` runs this lesson on them.
 
 # %%
 import numpy as np
@@ -22,13 +21,11 @@ torch = live_torch()  # PyTorch when it is installed: the same experiments then 
 print("PyTorch:", torch.__version__ if torch else "not installed (checks use its recorded output)")
 
 # %% [markdown]
-# Three helpers. `gradients` runs a function of Tensors forward, seeds backward with an upstream
-# gradient `upstream` of the output's shape, and returns each input's `.grad`; it runs on
-# micrograd2 and on PyTorch alike. `nudged` derives the same gradients without autograd, in NumPy:
-# nudge one number of an input by ±1 and see how much L = Σ upstream · output moves (exact here,
-# since L is at most quadratic in any one number). `attempt` turns an error into a result, so that
-# on an engine whose piece raises (`--engine`) the check shows the error, fails, and the lesson
-# goes on.
+# Three helpers. `gradients` runs a function of Tensors forward, seeds backward with an upstream gradient `upstream` of
+# the output's shape, and returns each input's `.grad`; it runs on micrograd2 and on PyTorch alike. `nudged` derives the
+# same gradients without autograd, in NumPy: nudge one number of an input by ±1 and see how much L = Σ upstream · output
+# moves (exact here, since L is at most quadratic in any one number). `attempt` turns an error into a result, so that on
+# an engine whose piece raises (`--engine`) the check shows the error, fails, and the lesson goes on.
 
 # %%
 def gradients(lib, build, inputs, upstream):
@@ -67,8 +64,8 @@ def attempt(compute):
 # %% [markdown]
 # ## Broadcasting, and its backward: sum_to
 #
-# `a + b` with `a` of shape (2, 3) and `b` of shape (3,) adds `b` to each row of `a`: broadcasting
-# copies `b` along the axis it lacks. Each copy receives its own gradient. What does `b` get?
+# `a + b` with `a` of shape (2, 3) and `b` of shape (3,) adds `b` to each row of `a`: broadcasting copies `b` along the
+# axis it lacks. Each copy receives its own gradient. What does `b` get?
 
 # %%
 section("1. Broadcasting, and its backward: sum_to")
@@ -92,10 +89,10 @@ check("b.grad for y = a + b, upstream ones: one 1 per row b was copied to",
                         B=[10.0, 20.0, 30.0]), inputs={"A": A, "B": B})
 
 # %% [markdown]
-# The copies' gradients are added: that is the whole rule. Autograd sums the broadcast gradient
-# down to the input's shape (micrograd2 calls the step `sum_to`): first the leading axes the input
-# lacks, then every axis where the input has size 1 and the output does not, keeping that axis.
-# Here `c` of shape (2, 1) is copied along its size-1 axis; `G` is the upstream gradient.
+# The copies' gradients are added: that is the whole rule. Autograd sums the broadcast gradient down to the input's
+# shape (micrograd2 calls the step `sum_to`): first the leading axes the input lacks, then every axis where the input
+# has size 1 and the output does not, keeping that axis. Here `c` of shape (2, 1) is copied along its size-1 axis; `G`
+# is the upstream gradient.
 
 # %%
 C = [[1.0], [2.0]]
@@ -120,8 +117,8 @@ check("each gradient has its input's shape: (2, 3), (3,) and (2, 1), the size-1 
       recorded="torch.Size([2, 3]), torch.Size([3]), torch.Size([2, 1])")
 
 # %% [markdown]
-# Both at once: `p` of shape (3, 1) meets `x` of shape (2, 3, 2). `p` lacks the leading axis and
-# is copied along its size-1 axis too, so its gradient is the upstream summed over axes 0 and 2.
+# Both at once: `p` of shape (3, 1) meets `x` of shape (2, 3, 2). `p` lacks the leading axis and is copied along its
+# size-1 axis too, so its gradient is the upstream summed over axes 0 and 2.
 
 # %%
 X = [[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], [[-1.0, 0.0], [2.0, -2.0], [0.5, 1.0]]]
@@ -145,10 +142,9 @@ check("x * p, x (2, 3, 2), p (3, 1): p.grad summed over axes 0 and 2", ours,
 # %% [markdown]
 # ## Reductions: dim and keepdim
 #
-# `x.sum(dim)` adds along `dim`; `keepdim=True` keeps that axis with size 1. Backward runs the
-# other way: each element of `x` went into one sum, so it receives that sum's upstream gradient,
-# copied back along the summed axis. `x.mean(dim)` is the sum divided by n, the count averaged,
-# and so is its gradient.
+# `x.sum(dim)` adds along `dim`; `keepdim=True` keeps that axis with size 1. Backward runs the other way: each element
+# of `x` went into one sum, so it receives that sum's upstream gradient, copied back along the summed axis.
+# `x.mean(dim)` is the sum divided by n, the count averaged, and so is its gradient.
 
 # %%
 section("2. Reductions: dim and keepdim")
@@ -197,9 +193,8 @@ for name, (f, in_numpy, up) in REDUCTIONS.items():
 # %% [markdown]
 # ## Reshape and transpose: the gradient moves back
 #
-# A view changes no number: it only moves them. Its backward moves the gradient back where each
-# number came from: reshape's reshapes it to the input's shape, transpose's swaps the same two
-# axes.
+# A view changes no number: it only moves them. Its backward moves the gradient back where each number came from:
+# reshape's reshapes it to the input's shape, transpose's swaps the same two axes.
 
 # %%
 section("3. Reshape and transpose: the gradient moves back")
@@ -230,10 +225,9 @@ check("x.grad through reshape(3, 2), then through .t(), upstream [[1, 2], [3, 4]
 # %% [markdown]
 # ## matmul: a vector-Jacobian product, never the Jacobian
 #
-# C = A @ B, with A of shape n×k and B of shape k×m. Backward receives G = ∂L/∂C (n×m) and must
-# return ∂L/∂A (n×k) and ∂L/∂B (k×m). From C[i, j] = Σ_p A[i, p] B[p, j]:
-# ∂L/∂A[i, p] = Σ_j G[i, j] B[p, j], which is `G @ Bᵀ`, and likewise ∂L/∂B = `Aᵀ @ G`. Two
-# matrix products of the sizes already at hand. The Jacobian of C by A would have (n·m)·(n·k)
+# C = A @ B, with A of shape n×k and B of shape k×m. Backward receives G = ∂L/∂C (n×m) and must return ∂L/∂A (n×k) and
+# ∂L/∂B (k×m). From C[i, j] = Σ_p A[i, p] B[p, j]: ∂L/∂A[i, p] = Σ_j G[i, j] B[p, j], which is `G @ Bᵀ`, and likewise
+# ∂L/∂B = `Aᵀ @ G`. Two matrix products of the sizes already at hand. The Jacobian of C by A would have (n·m)·(n·k)
 # entries:
 
 # %%
@@ -265,9 +259,9 @@ check("G @ Bᵀ and Aᵀ @ G, in NumPy: the same", ours,
       [(np.array(GC) @ np.array(MB).T).tolist(), (np.array(MA).T @ np.array(GC)).tolist()])
 
 # %% [markdown]
-# The long way round, for comparison: the whole Jacobian of C by A
-# (`mg.autograd.functional.jacobian`, one backward pass per entry of C), then G, flattened, times
-# it. The same gradient, at the cost of n·m backward passes and (n·m)·(n·k) numbers.
+# The long way round, for comparison: the whole Jacobian of C by A (`mg.autograd.functional.jacobian`, one backward pass
+# per entry of C), then G, flattened, times it. The same gradient, at the cost of n·m backward passes and (n·m)·(n·k)
+# numbers.
 
 # %%
 def jacobian_way(lib):
@@ -293,10 +287,10 @@ check("backward passes: the Jacobian way, then the VJP", [len(t.passes), len(vjp
 # %% [markdown]
 # ## A whole Jacobian from m backward passes
 #
-# A backward pass seeded with v computes vᵀJ: one combination of J's rows. Seed it with the
-# one-hot vector e_i and you get row i. So the Jacobian of f: Rⁿ → Rᵐ takes m backward passes
-# through one recorded forward pass (kept with `retain_graph=True`), each visiting every node of
-# the graph once. Here f(x) = (W * x * x).sum(1): n = 3 inputs, m = 2 outputs.
+# A backward pass seeded with v computes vᵀJ: one combination of J's rows. Seed it with the one-hot vector e_i and you
+# get row i. So the Jacobian of f: Rⁿ → Rᵐ takes m backward passes through one recorded forward pass (kept with
+# `retain_graph=True`), each visiting every node of the graph once. Here f(x) = (W * x * x).sum(1): n = 3 inputs, m = 2
+# outputs.
 
 # %%
 section("5. A whole Jacobian from m backward passes")

@@ -23,7 +23,7 @@ from .page import INDENT, PAGE, fit
 # order they ran, numbered within their cell from 1, and steps within their pass from 1.  A pass of
 # more than LONG steps (a model's training step) is told in its one line too: its first and last
 # steps say little of a graph that size, and ``--verbosity full`` tells every step.
-TRACED, MAX_DETAILED, LONG = 2, 2, 50
+TRACED, MAX_DETAILED, LONG = 2, 1, 50
 
 
 
