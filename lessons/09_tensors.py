@@ -51,8 +51,6 @@ def nudged(build, inputs, upstream):
         found.append(grad.tolist())
     return found
 
-
-# %%
 def attempt(compute):
     """compute()'s result, or the error it raised, in one line."""
     try:
@@ -80,7 +78,6 @@ ONES = np.ones((2, 3)).tolist()
 a, b = mg.tensor(A, requires_grad=True), mg.tensor(B, requires_grad=True)
 y = a + b
 attempt(lambda: y.backward(mg.tensor(ONES)))
-print("y =", y.tolist(), "| b.grad =", b.grad)
 copies.reveal(b.grad)
 check("b.grad for y = a + b, upstream ones: one 1 per row b was copied to",
       attempt(lambda: b.grad.tolist()), [2.0, 2.0, 2.0],
@@ -102,12 +99,10 @@ def scaled_sum(a, b, c):
     return (a + b) * c
 
 ours = attempt(lambda: gradients(mg, scaled_sum, [A, B, C], G))
-print("[a.grad, b.grad, c.grad] =", ours)
 check("(a + b) * c: [a.grad, b.grad, c.grad], each summed over its copies", ours,
       nudged(scaled_sum, [A, B, C], G), torch=lambda: gradients(torch, scaled_sum, [A, B, C], G),
-      recorded=Recorded("tensor([[1., -1., 2.], [1., 6., -4.]]), tensor([2., 5., -2.]), "
-                        "tensor([[55.], [10.]])", A=[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]],
-                        B=[10.0, 20.0, 30.0],
+      recorded=Recorded("tensor([[1., -1., 2.], [1., 6., -4.]]), tensor([2., 5., -2.]), tensor([[55.], [10.]])",
+                        A=[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], B=[10.0, 20.0, 30.0],
                         C=[[1.0], [2.0]], G=[[1.0, -1.0, 2.0], [0.5, 3.0, -2.0]]),
       inputs={"A": A, "B": B, "C": C, "G": G})
 shapes = attempt(lambda: [np.shape(g) for g in ours])
@@ -129,13 +124,11 @@ def product(x, p):
     return x * p
 
 ours = attempt(lambda: gradients(mg, product, [X, P], G3)[1])
-print("p.grad =", ours)
 check("x * p, x (2, 3, 2), p (3, 1): p.grad summed over axes 0 and 2", ours,
       nudged(product, [X, P], G3)[1],
       torch=lambda: gradients(torch, product, [X, P], G3)[1],
       recorded=Recorded("tensor([[ 2.0000], [ 7.0000], [12.5000]])",
-                        X=[[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]],
-                           [[-1.0, 0.0], [2.0, -2.0], [0.5, 1.0]]],
+                        X=[[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], [[-1.0, 0.0], [2.0, -2.0], [0.5, 1.0]]],
                         P=[[1.0], [-1.0], [2.0]], G3=np.ones((2, 3, 2)).tolist()),
       inputs={"X": X, "P": P, "G3": G3})
 
@@ -186,8 +179,7 @@ RECORDED = {  # name -> PyTorch's x.grad, and the upstream gradient it was recor
 for name, (f, in_numpy, up) in REDUCTIONS.items():
     check(f"x.grad for {name}, upstream {up}", found[name], nudged(in_numpy, [A], up)[0],
           torch=lambda f=f, up=up: gradients(torch, f, [A], up)[0],
-          recorded=Recorded(RECORDED[name][0], A=[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]],
-                            up=RECORDED[name][1]),
+          recorded=Recorded(RECORDED[name][0], A=[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], up=RECORDED[name][1]),
           inputs={"A": A, "up": up})
 
 # %% [markdown]
@@ -212,14 +204,11 @@ check("the nodes of x.reshape(3, 2), x.t(), x.transpose(0, 1)",
 G32 = [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]
 MOVES = (lambda t: t.reshape(3, 2), lambda t: t.t())
 moved = attempt(lambda: [gradients(mg, f, [A], G32)[0] for f in MOVES])
-print("x.grad through reshape, then through .t():", moved)
 check("x.grad through reshape(3, 2), then through .t(), upstream [[1, 2], [3, 4], [5, 6]]", moved,
       [nudged(f, [A], G32)[0] for f in (lambda t: t.reshape(3, 2), lambda t: t.T)],
       torch=lambda: [gradients(torch, f, [A], G32)[0] for f in MOVES],
-      recorded=Recorded("tensor([[1., 2., 3.], [4., 5., 6.]]), "
-                        "tensor([[1., 3., 5.], [2., 4., 6.]])",
-                        A=[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]],
-                        G32=[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]),
+      recorded=Recorded("tensor([[1., 2., 3.], [4., 5., 6.]]), tensor([[1., 3., 5.], [2., 4., 6.]])",
+                        A=[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], G32=[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]),
       inputs={"A": A, "G32": G32})
 
 # %% [markdown]
@@ -245,14 +234,11 @@ def matmul(a, b):
 
 with mg.trace() as vjp:
     ours = attempt(lambda: gradients(mg, matmul, [MA, MB], GC))
-print("[A.grad, B.grad] =", ours)
 check("[A.grad, B.grad] for C = A @ B: [G @ Bᵀ, Aᵀ @ G]", ours, nudged(matmul, [MA, MB], GC),
       torch=lambda: gradients(torch, matmul, [MA, MB], GC),
-      recorded=Recorded("tensor([[3.0000, 19.0000], [1.5000, 3.0000], [-3.0000, -4.0000]]), "
-                        "tensor([[11.0000, -1.0000, -4.0000, 10.5000], [14.0000, 0.0000, -2.0000, "
-                        "16.0000]])",
-                        MA=[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]],
-                        MB=[[1.0, 0.0, 2.0, -1.0], [0.0, 1.0, 3.0, 2.0]],
+      recorded=Recorded("tensor([[3.0000, 19.0000], [1.5000, 3.0000], [-3.0000, -4.0000]]), tensor([[11.0000, "
+                        "-1.0000, -4.0000, 10.5000], [14.0000, 0.0000, -2.0000, 16.0000]])",
+                        MA=[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], MB=[[1.0, 0.0, 2.0, -1.0], [0.0, 1.0, 3.0, 2.0]],
                         GC=[[1.0, 2.0, 3.0, 4.0], [0.0, -1.0, 1.0, 0.5], [2.0, 0.0, -2.0, 1.0]]),
       inputs={"MA": MA, "MB": MB, "GC": GC})
 check("G @ Bᵀ and Aᵀ @ G, in NumPy: the same", ours,
@@ -277,8 +263,8 @@ check("vec(G) · Jacobian = A.grad, from a Jacobian of shape (3, 4, 3, 2)", long
       (ours[0] if isinstance(ours, list) else ours, (3, 4, 3, 2)),
       torch=lambda: jacobian_way(torch),
       recorded=Recorded("tensor([[3.0000, 19.0000], [1.5000, 3.0000], [-3.0000, -4.0000]]), "
-                        "torch.Size([3, 4, 3, 2])", MA=[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]],
-                        MB=[[1.0, 0.0, 2.0, -1.0], [0.0, 1.0, 3.0, 2.0]],
+                        "torch.Size([3, 4, 3, 2])",
+                        MA=[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], MB=[[1.0, 0.0, 2.0, -1.0], [0.0, 1.0, 3.0, 2.0]],
                         GC=[[1.0, 2.0, 3.0, 4.0], [0.0, -1.0, 1.0, 0.5], [2.0, 0.0, -2.0, 1.0]]),
       inputs={"MA": MA, "MB": MB, "GC": GC})
 check("backward passes: the Jacobian way, then the VJP", [len(t.passes), len(vjp.passes)],

@@ -18,8 +18,8 @@ import re
 PAGE = 120
 INDENT = "    "  # a narration line's indent under its cell: never cut inside it
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
-_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*(?:e[-+]?\d+)?|inf|nan)|\.\.\.")  # "...": summarized already
-_BREAKS = (", ", " + ", "; ", "   ")  # where a line may be cut: after a whole item
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*(?:e[-+]?\d+)?|inf|nan)|None|\.\.\.")  # "...": summarized already
+_BREAKS = (", ", "; ", "   ")  # where a line may be cut: after a whole item
 
 
 def fit(line: str, width: int) -> str:
