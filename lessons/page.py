@@ -93,8 +93,8 @@ def _width(line: str) -> int:
 
 
 def _cut(line: str, width: int) -> str:
-    """``line`` cut before its last break outside brackets (else inside them) that leaves room for
-    `` …`` in ``width`` (never inside its indent)."""
+    """``line`` cut before its last break outside brackets that leaves room for `` …`` in ``width``
+    (never inside its indent); before its last break inside them where that keeps more than half."""
     plain, raw_at = "", []  # the visible text, and where each of its characters is in ``line``
     for match in re.finditer(r"\x1b\[[0-9;]*m|.", line, re.S):
         if not match.group().startswith("\x1b"):
@@ -106,7 +106,7 @@ def _cut(line: str, width: int) -> str:
         depth += (char in "[(") - (char in "])")
         if i > text_from and any(plain.startswith(b, i) for b in _BREAKS):
             end, inside = (i, inside) if depth == 0 else (end, i)
-    end = end if end > 0 else inside if inside > 0 else room
+    end = end if end >= room // 2 else max(end, inside) if max(end, inside) > 0 else room
     if end >= len(plain):
         return line
     tail = "\x1b[0m" if _ANSI.search(line) else ""
