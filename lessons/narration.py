@@ -22,7 +22,9 @@ from .page import INDENT, PAGE, fit
 # one summary line.  ``full`` traces and narrates every pass of every cell.  Passes are told in the
 # order they ran, numbered within their cell from 1, and steps within their pass from 1.  A pass of
 # more than LONG steps (a model's training step) is told in its one line too: its first and last
-# steps say little of a graph that size, and ``--verbosity full`` tells every step.
+# steps say little of a graph that size, and ``--verbosity full`` tells every step.  After such a
+# pass the narrator stops listening at once: a training loop's next steps are like it, and tracing
+# the forward ops of a graph that size is most of what a lesson's narration costs.
 TRACED, MAX_DETAILED, LONG = 2, 1, 50
 
 
@@ -65,10 +67,12 @@ class CellNarrator:
             self.traced, self.passes_before = 0, events.passes_run()
             self.traced_before = len(self.tracers[0].passes) if self.narrating else 0
 
-    def _pass_ended(self, tracer: Any, _pass: Any) -> None:
-        """Stop listening once the cell has run TRACED passes (NOTE [A cell's passes])."""
+    def _pass_ended(self, tracer: Any, pass_: Any) -> None:
+        """Stop listening once the cell has run TRACED passes, or one of more than LONG steps
+        (NOTE [A cell's passes])."""
         self.traced += 1
-        if self.traced == TRACED and tracer.active:
+        long = sum(e.kind == "backward" and e.pass_no == pass_.pass_no for e in tracer.events) > LONG
+        if (self.traced == TRACED or long) and tracer.active:
             tracer.__exit__(None, None, None)
 
     def stop(self) -> str:

@@ -105,9 +105,11 @@ def test_a_long_pass_is_told_in_one_line() -> None:
         y = y * 1.0
     narrator = CellNarrator(color=False)
     narrator.start()
-    y.backward()
+    y.backward(retain_graph=True)
+    y.backward()  # a training loop's next step: not traced (its forward ops would cost the most)
     text = narrator.stop()
     assert f"seed gradient 1.0: {LONG + 1} steps" in text and "step 1 " not in text
+    assert "(and 1 more backward pass like these, not traced" in text and x.grad == 2.0
 
 
 def test_every_narration_line_fits_the_page_its_vectors_summarized_as_pytorch_does() -> None:
