@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
+import textwrap
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -89,7 +90,8 @@ class Session:
 def check_lines(check: Check, torch_version: str | None, tick: str) -> list[str]:
     """A check as the lesson shows it: ``✓ label: got``, what was expected if it failed, and PyTorch's
     result (``the same`` when it reads as ``got``).  Where one line would pass PAGE columns, the value
-    and PyTorch's result each go on a line of their own (NOTE [A line fits the page])."""
+    and PyTorch's result each go on lines of their own, PyTorch's wrapped, never cut (NOTE [A line fits
+    the page])."""
     head = f"  {tick} {check.label}:"
     value = check.got if check.ok else f"{check.got}   (expected {check.expected})"
     lines = [f"{head} {value}"]
@@ -100,8 +102,9 @@ def check_lines(check: Check, torch_version: str | None, tick: str) -> list[str]
         pytorch = f"{source_name(check.against, torch_version)}: {theirs}"
         if shortened(f"{lines[-1]}   {pytorch}", PAGE) is not None:
             lines[-1] = f"{lines[-1]}   {pytorch}"
-        else:
-            lines.append(f"      {pytorch}")
+            return [fit(line, PAGE) for line in lines]
+        return [fit(line, PAGE) for line in lines] + textwrap.wrap(  # PyTorch's words, whole
+            pytorch, PAGE, initial_indent="      ", subsequent_indent="        ", break_on_hyphens=False)
     return [fit(line, PAGE) for line in lines]
 
 
