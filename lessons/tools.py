@@ -40,13 +40,13 @@ from __future__ import annotations
 from .checks import Recorded, check, raises, summary, summary_line
 from .compare import Live, live
 from .graphs import Diagram, graph_lines, show_graph
-from .predictions import Prediction, predict, predictions_file
+from .predictions import PREDICTIONS_FILE, WORKSPACE_ENV, Prediction, predict, predictions_file
 from .pytorch import NO_TORCH, error_of, live_torch
 from .session import Check, LessonFailed, Session, session, start_session
 from .text import section, show_error
 
 __all__ = [
-    "NO_TORCH", "Check", "Diagram", "LessonFailed", "Live", "Prediction", "Recorded", "Session", "check",
-    "error_of", "graph_lines", "live", "live_torch", "predict", "predictions_file", "raises", "section",
-    "session", "show_error", "show_graph", "start_session", "summary", "summary_line",
+    "NO_TORCH", "PREDICTIONS_FILE", "WORKSPACE_ENV", "Check", "Diagram", "LessonFailed", "Live", "Prediction",
+    "Recorded", "Session", "check", "error_of", "graph_lines", "live", "live_torch", "predict", "predictions_file",
+    "raises", "section", "session", "show_error", "show_graph", "start_session", "summary", "summary_line",
 ]
