@@ -3,11 +3,11 @@
 #
 # Block 1: leaves, requires_grad spreading, grad_fn, next_functions, AccumulateGrad; which values are leaves.
 #
-# These lessons re-run the article *PyTorch Autograd Deep Dive: From Dynamic Computation Graphs to
-# Backpropagation* (the copy they were written from names no author). They quote it in order to correct
-# it: the article's code and sentences appear verbatim, each experiment runs on micrograd2 and, where
-# PyTorch is installed, on PyTorch itself, live. Every result ends in a ✓ line saying what it was compared
-# with. Codes such as D12 point to the README's list "Where the article is wrong".
+# These lessons re-run the article *PyTorch Autograd Deep Dive: From Dynamic Computation Graphs to Backpropagation* (the
+# copy they were written from names no author). They quote it in order to correct it: the article's code and sentences
+# appear verbatim, each experiment runs on micrograd2 and, where PyTorch is installed, on PyTorch itself, live. Every
+# result ends in a ✓ line saying what it was compared with. Codes such as D12 point to the README's list "Where the
+# article is wrong".
 #
 # This lesson is the article's block 1: the graph that `z = sum(x * w)` builds.
 
@@ -35,8 +35,8 @@ print("PyTorch:", torch.__version__ if torch else "not installed (checks use its
 # print("z.requires_grad =", z.requires_grad)   # True
 # ```
 #
-# micrograd2's scalar engine works on single numbers, so each vector becomes a list of Values. `mg.sum` adds
-# many Values as one node, as `tensor.sum()` does. Labels name the values in traces and diagrams.
+# micrograd2's scalar engine works on single numbers, so each vector becomes a list of Values. `mg.sum` adds many Values
+# as one node, as `tensor.sum()` does. Labels name the values in traces and diagrams.
 
 # %%
 section("1. The article's block 1, on micrograd2")
@@ -57,7 +57,6 @@ if torch:
     tx = torch.tensor([v.item() for v in x], requires_grad=True)
     tw = torch.tensor([v.item() for v in w], requires_grad=True)
     tz = (tx * tw).sum()
-    print("PyTorch: z =", tz.item(), "| z.requires_grad =", tz.requires_grad)
 
 now = {"x": [v.item() for v in x], "w": [v.item() for v in w]}  # the recorded outputs' inputs, now
 check("z = Σ x[i]·w[i]", z.item(), sum(a.item() * b.item() for a, b in zip(x, w)),
@@ -65,9 +64,9 @@ check("z = Σ x[i]·w[i]", z.item(), sum(a.item() * b.item() for a, b in zip(x, 
 check("z.requires_grad", z.requires_grad, True, torch=lambda: tz.requires_grad, recorded="True")
 
 # %% [markdown]
-# A leaf is a value that no recorded op produced: autograd stops there and, if the leaf requires grad,
-# writes its `.grad`. A result requires grad as soon as one of its inputs does (and grad mode is on): that
-# is how the flag spreads through the graph.
+# A leaf is a value that no recorded op produced: autograd stops there and, if the leaf requires grad, writes its
+# `.grad`. A result requires grad as soon as one of its inputs does (and grad mode is on): that is how the flag spreads
+# through the graph.
 
 # %%
 section("2. Leaves, and the flag that spreads")
@@ -94,10 +93,10 @@ check("(c * x[0]).requires_grad", (c * x[0]).requires_grad, True, torch=lambda: 
 # > With requires_grad=True, the tensor becomes a leaf node of the graph. Leaves are the "terminals" of
 # > backpropagation—only leaf .grad gets filled.
 #
-# Not quite (D13). Every value that no recorded op made is a leaf, whether or not it requires grad: a plain
-# constant, a result computed under `no_grad()`, the output of `detach()`. `requires_grad` decides only
-# whether the leaf gets a `.grad` (and an `AccumulateGrad` node) when backward reaches it. And a non-leaf
-# gets a `.grad` too if you ask for it with `retain_grad()` (lesson 8).
+# Not quite (D13). Every value that no recorded op made is a leaf, whether or not it requires grad: a plain constant, a
+# result computed under `no_grad()`, the output of `detach()`. `requires_grad` decides only whether the leaf gets a
+# `.grad` (and an `AccumulateGrad` node) when backward reaches it. And a non-leaf gets a `.grad` too if you ask for it
+# with `retain_grad()` (lesson 8).
 
 # %%
 print("c.is_leaf =", c.is_leaf, "| c.requires_grad =", c.requires_grad, "| c.grad =", c.grad)
@@ -121,11 +120,11 @@ check("a no_grad result is a leaf", n.is_leaf, True, torch=lambda: t_leaves[1], 
 check("a detach() output is a leaf", d.is_leaf, True, torch=lambda: t_leaves[2], recorded="True")
 
 # %% [markdown]
-# Each recorded op leaves a node, the result's `grad_fn`. The article calls them "MulBackward /
-# SumBackward"; their real names end in a number: `SumBackward0`, `MulBackward0` (D12). `next_functions`
-# says where each node sends its gradients: one pair per input, `(node, k)`, where `node` is the input's
-# own `grad_fn` and `k` is which output of that node the input is. A leaf that requires grad appears
-# there as an `AccumulateGrad` node, whose `.variable` is the leaf itself.
+# Each recorded op leaves a node, the result's `grad_fn`. The article calls them "MulBackward / SumBackward"; their real
+# names end in a number: `SumBackward0`, `MulBackward0` (D12). `next_functions` says where each node sends its
+# gradients: one pair per input, `(node, k)`, where `node` is the input's own `grad_fn` and `k` is which output of that
+# node the input is. A leaf that requires grad appears there as an `AccumulateGrad` node, whose `.variable` is the leaf
+# itself.
 
 # %%
 section("3. The graph: grad_fn and next_functions")
@@ -152,13 +151,12 @@ check("a leaf has no grad_fn", x[0].grad_fn, None, recorded="None")
 
 # %% [markdown]
 # One difference of shape, not of meaning: PyTorch multiplies the two vectors in one `MulBackward0`, so its
-# `SumBackward0` has one input; here each product `x[i]*w[i]` is its own `MulBackward0`, so `SumBackward0`
-# has two.
+# `SumBackward0` has one input; here each product `x[i]*w[i]` is its own `MulBackward0`, so `SumBackward0` has two.
 #
-# The second number of each pair is an output index, not a count. It is 0 whenever the input is a node's
-# only output, as every node of the scalar engine (`mg.Value`) has one. Some ops have several outputs, in
-# PyTorch and in micrograd2's Tensor engine alike: `x.unbind(0)` gives one tensor per row, all from one
-# `UnbindBackward0`, and row 1 is its output 1.
+# The second number of each pair is an output index, not a count. It is 0 whenever the input is a node's only output, as
+# every node of the scalar engine (`mg.Value`) has one. Some ops have several outputs, in PyTorch and in micrograd2's
+# Tensor engine alike: `x.unbind(0)` gives one tensor per row, all from one `UnbindBackward0`, and row 1 is its output
+# 1.
 
 # %%
 if torch:
@@ -190,9 +188,8 @@ check("next_functions of x[0] * c", [edges[0][0].name(), edges[1][0]], ["Accumul
       recorded="((<AccumulateGrad object>, 0), (None, 0))")
 
 # %% [markdown]
-# micrograd2 also has a vectorized engine with PyTorch's spelling. With it the article's block runs with only
-# `torch` replaced by `mg`, and the graph has exactly PyTorch's shape: one `MulBackward0` for the whole
-# vector product.
+# micrograd2 also has a vectorized engine with PyTorch's spelling. With it the article's block runs with only `torch`
+# replaced by `mg`, and the graph has exactly PyTorch's shape: one `MulBackward0` for the whole vector product.
 
 # %%
 section("4. The article's code itself, on mg.tensor")
@@ -223,10 +220,9 @@ check("MulBackward0.next_functions (tensor)", [n.name() for n, _ in mul.next_fun
       torch=lambda: t_block1[2], recorded="((<AccumulateGrad object>, 0), (<AccumulateGrad object>, 0))")
 
 # %% [markdown]
-# Walking `next_functions` from `z` down to the leaves gives the autograd graph: the path every gradient
-# will take in lesson 2. (`micrograd2 lesson run 1 --graph graph.svg` draws it with Graphviz.) This lesson
-# runs no backward pass; lesson 2 walks this graph backward, step by step (`micrograd2 lesson run 2 --html
-# steps.html`).
+# Walking `next_functions` from `z` down to the leaves gives the autograd graph: the path every gradient will take in
+# lesson 2. (`micrograd2 lesson run 1 --graph graph.svg` draws it with Graphviz.) This lesson runs no backward pass;
+# lesson 2 walks this graph backward, step by step (`micrograd2 lesson run 2 --html steps.html`).
 
 # %%
 show_graph(z_values, "Block 1's graph, on Values as in the README (gradients flow from the top down):")

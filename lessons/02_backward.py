@@ -3,9 +3,9 @@
 #
 # Block 2: the narrated walk, what nodes save, what backward frees (values, not nodes), analytic not numerical.
 #
-# The article's section 2 runs `z.backward()` on block 1's graph and explains what happens inside. Its
-# numbers are right. Three of its explanations are not: what a node stores (D10), what is freed (D9), and
-# "numerical chain rule" (D11); the codes point to the README's list "Where the article is wrong".
+# The article's section 2 runs `z.backward()` on block 1's graph and explains what happens inside. Its numbers are
+# right. Three of its explanations are not: what a node stores (D10), what is freed (D9), and "numerical chain rule"
+# (D11); the codes point to the README's list "Where the article is wrong".
 
 # %%
 import micrograd2 as mg
@@ -16,11 +16,11 @@ print("PyTorch:", torch.__version__ if torch else "not installed (checks use its
 SECOND_BACKWARD = "Trying to backward through the graph a second time"
 
 # %% [markdown]
-# The article says each node stores "two kinds of info: the forward output value (needed for backward) and
-# the backward function". What a node keeps is whatever its local derivative needs, and that depends on the
-# op (D10): d(a·b)/da = b, so `MulBackward0` keeps its inputs; d(Σ)/d(each term) = 1, so `SumBackward0`
-# keeps no value (PyTorch keeps only the input's shape); d(eˣ)/dx = eˣ, so `ExpBackward0` keeps its
-# output; `AddBackward0` keeps no value (PyTorch keeps only the number `alpha` of `a + alpha·b`).
+# The article says each node stores "two kinds of info: the forward output value (needed for backward) and the backward
+# function". What a node keeps is whatever its local derivative needs, and that depends on the op (D10): d(a·b)/da = b,
+# so `MulBackward0` keeps its inputs; d(Σ)/d(each term) = 1, so `SumBackward0` keeps no value (PyTorch keeps only the
+# input's shape); d(eˣ)/dx = eˣ, so `ExpBackward0` keeps its output; `AddBackward0` keeps no value (PyTorch keeps only
+# the number `alpha` of `a + alpha·b`).
 
 # %%
 section("1. Before backward: what each node saved")
@@ -37,9 +37,9 @@ print("ExpBackward0 saved:", exp.grad_fn.saved, " (e² = its output)")
 print("AddBackward0 saved:", (x[0] + w[0]).grad_fn.saved)
 
 # %% [markdown]
-# To compare with PyTorch, say what each node saved in words. PyTorch names what a node saved in
-# attributes that start with `_saved`: `_saved_self`/`_saved_other` are inputs, `_saved_result` the
-# output, and sizes or `alpha` are no tensor values at all.
+# To compare with PyTorch, say what each node saved in words. PyTorch names what a node saved in attributes that start
+# with `_saved`: `_saved_self`/`_saved_other` are inputs, `_saved_result` the output, and sizes or `alpha` are no tensor
+# values at all.
 
 # %%
 def saved_kind(node, output):
@@ -50,7 +50,6 @@ def saved_kind(node, output):
         return "its output"
     return "its inputs" if all(isinstance(v, mg.Value) for v in node.saved) else "something else"
 
-
 def torch_saved_kind(node):
     """The same for a PyTorch node, read from its ``_saved_…`` attribute names."""
     names = {n for n in dir(node) if n.startswith("_saved")}
@@ -58,12 +57,12 @@ def torch_saved_kind(node):
         return "its output"
     return "its inputs" if names & {"_saved_self", "_saved_other"} else "no value"
 
-
 if torch:
     ta, tb = torch.tensor([2.0], requires_grad=True), torch.tensor([4.0], requires_grad=True)
     t_nodes = [(ta * tb).sum().grad_fn, (ta * tb).grad_fn, ta.exp().grad_fn, (ta + tb).grad_fn]
     t_kinds = [torch_saved_kind(node) for node in t_nodes]
-    print("PyTorch:", {node.name(): sorted(n for n in dir(node) if n.startswith("_saved")) for node in t_nodes})
+    for node in t_nodes:
+        print("PyTorch:", node.name(), sorted(n for n in dir(node) if n.startswith("_saved")))
 
 # %%
 check("SumBackward0 saves", saved_kind(z.grad_fn, z), "no value",
@@ -77,8 +76,8 @@ check("AddBackward0 saves", saved_kind((x[0] + w[0]).grad_fn, x[0] + w[0]), "no 
 check("MulBackward0's inputs, in order", [v.label for v in mul.saved], ["x[0]", "w[0]"])
 
 # %% [markdown]
-# A product keeps only what will be needed: if just one side requires grad,
-# only the other side is kept, since the gradient of a is b and nobody wants the gradient of b.
+# A product keeps only what will be needed: if just one side requires grad, only the other side is kept, since the
+# gradient of a is b and nobody wants the gradient of b.
 
 # %%
 c = mg.Value(10.0, label="c")                 # needs no gradient
@@ -101,10 +100,10 @@ check("x[0] * c keeps only c", [kept[0] is None, kept[1] is c], [True, True],
 # print("w.grad =", w.grad)   # tensor([2., 3.])
 # ```
 #
-# `backward()` seeds z's gradient with 1.0 and visits each node once, in reverse topological order: a node
-# runs only when every gradient headed for it has arrived. Each visit multiplies the upstream gradient by
-# the node's local derivative, sends the results along `next_functions`, and `AccumulateGrad` adds them into
-# the leaves' `.grad`. The narration below the cell shows each step.
+# `backward()` seeds z's gradient with 1.0 and visits each node once, in reverse topological order: a node runs only
+# when every gradient headed for it has arrived. Each visit multiplies the upstream gradient by the node's local
+# derivative, sends the results along `next_functions`, and `AccumulateGrad` adds them into the leaves' `.grad`. The
+# narration below the cell shows each step.
 
 # %%
 section("2. backward(), narrated")
@@ -118,7 +117,6 @@ if torch:
     tx = torch.tensor([v.item() for v in x], requires_grad=True)
     tw = torch.tensor([v.item() for v in w], requires_grad=True)
     (tx * tw).sum().backward()
-    print("PyTorch: x.grad =", tx.grad, "| w.grad =", tw.grad)
 
 now = {"x": [v.item() for v in x], "w": [v.item() for v in w]}  # the recorded outputs' inputs, now
 check("x.grad = w", [xi.grad for xi in x], [wi.item() for wi in w], torch=lambda: tx.grad,
@@ -127,10 +125,10 @@ check("w.grad = x", [wi.grad for wi in w], [xi.item() for xi in x], torch=lambda
       recorded=Recorded("tensor([2., 3.])", x=[2.0, 3.0], w=[4.0, 5.0]), inputs=now)
 
 # %% [markdown]
-# The order of the visits is PyTorch's too. A node runs once every gradient headed for it has arrived, and
-# among the nodes ready at once the one created last runs first. A hook on each intermediate value fires when
-# its gradient is complete, just before its node runs, so the hooks tell the order. (On your own engine,
-# `--engine`, this is your `walk`'s order: a breadth-first walk visits `a` before `a + x` has delivered.)
+# The order of the visits is PyTorch's too. A node runs once every gradient headed for it has arrived, and among the
+# nodes ready at once the one created last runs first. A hook on each intermediate value fires when its gradient is
+# complete, just before its node runs, so the hooks tell the order. (On your own engine, `--engine`, this is your
+# `walk`'s order: a breadth-first walk visits `a` before `a + x` has delivered.)
 
 # %%
 def order_of_visits(make):
@@ -146,7 +144,6 @@ def order_of_visits(make):
     (left + right).backward(retain_graph=True)  # kept: a walk that visits a node twice still ends
     return order
 
-
 visits = order_of_visits(lambda v: mg.Value(v, requires_grad=True))
 print("order of visits:", visits)
 check("the order of visits: ready nodes, the one created last first", visits,
@@ -156,8 +153,8 @@ check("the order of visits: ready nodes, the one created last first", visits,
       inputs={"x": 2.0, "w": -3.0})
 
 # %% [markdown]
-# The same on `mg.tensor`, the article's blocks 1 and 2 as written with `torch` replaced by `mg`, prints
-# what PyTorch prints:
+# The same on `mg.tensor`, the article's blocks 1 and 2 as written with `torch` replaced by `mg`, prints what PyTorch
+# prints:
 
 # %%
 mx = mg.tensor([2.0, 3.0], requires_grad=True)
@@ -171,9 +168,9 @@ check("w.grad (tensor)", repr(mw.grad), "tensor([2., 3.])",
       torch=lambda: repr(tw.grad), recorded="tensor([2., 3.])")
 
 # %% [markdown]
-# The article's step 3 reads: "After leaf grads are filled, the graph is freed (default
-# retain_graph=False)." Look (D9): `z.grad_fn` and its `next_functions` are all still there. What backward
-# freed are the values the nodes had saved, and that is what makes a second backward through them fail.
+# The article's step 3 reads: "After leaf grads are filled, the graph is freed (default retain_graph=False)." Look (D9):
+# `z.grad_fn` and its `next_functions` are all still there. What backward freed are the values the nodes had saved, and
+# that is what makes a second backward through them fail.
 
 # %%
 section("3. After backward: the values are freed, the nodes stay")
@@ -193,8 +190,8 @@ with raises("a second backward", RuntimeError, SECOND_BACKWARD,
 check("x.grad unchanged by the failed pass", [xi.grad for xi in x], [wi.item() for wi in w])
 
 # %% [markdown]
-# `retain_graph=True` keeps the saved values, so the same graph can be walked again; since backward
-# accumulates, the gradient adds up (lesson 3). d(a·a)/da = 2a:
+# `retain_graph=True` keeps the saved values, so the same graph can be walked again; since backward accumulates, the
+# gradient adds up (lesson 3). d(a·a)/da = 2a:
 
 # %%
 a = mg.Value(2.0, requires_grad=True, label="a")
@@ -214,8 +211,8 @@ with raises("a third backward", RuntimeError, SECOND_BACKWARD, recorded=f"Runtim
     s.backward()          # the 2nd pass had retain_graph=False: now the values are gone
 
 # %% [markdown]
-# A graph whose nodes saved nothing can be walked twice without `retain_graph`: the error is about freed
-# values, not about the graph.
+# A graph whose nodes saved nothing can be walked twice without `retain_graph`: the error is about freed values, not
+# about the graph.
 
 # %%
 b = mg.Value(1.0, requires_grad=True, label="b")
@@ -231,20 +228,17 @@ if torch:
 check("(b + 1) walked twice: b.grad = 2", b.grad, 2.0, torch=lambda: tb1.grad, recorded="tensor([2.])")
 
 # %% [markdown]
-# The article's "Key insight" says: "gradients are products of numerical chain rule, not analytic
-# differentiation". It is the other way round (D11). Each node applies an exact, analytic formula for its
-# local derivative (`MulBackward0`: d(a·b)/da = b) to concrete numbers; the chain rule multiplies those.
-# Nothing is approximated. Numerical differentiation, nudging an input and watching the output, is another
-# method, and it is only approximately right:
+# The article's "Key insight" says: "gradients are products of numerical chain rule, not analytic differentiation". It
+# is the other way round (D11). Each node applies an exact, analytic formula for its local derivative (`MulBackward0`:
+# d(a·b)/da = b) to concrete numbers; the chain rule multiplies those. Nothing is approximated. Numerical
+# differentiation, nudging an input and watching the output, is another method, and it is only approximately right:
 
 # %%
 section("4. Analytic, not numerical")
 
-
 def z_of(x0):
     """z as a function of x[0], the other inputs held at their values."""
     return x0 * w[0].item() + x[1].item() * w[1].item()
-
 
 h = 1e-6
 numeric = (z_of(x[0].item() + h) - z_of(x[0].item() - h)) / (2 * h)
@@ -254,20 +248,17 @@ check("the central difference is only close", [numeric != w[0].item(), abs(numer
       [True, True])
 
 # %% [markdown]
-# In float32 the difference is worse: f(x) = x·x at x = 1 with h = 1e-6. Backward applies d(x·x)/dx = 2x
-# exactly; the finite difference loses most of its digits to rounding. PyTorch's `gradcheck` on float32
-# meets the same number.
+# In float32 the difference is worse: f(x) = x·x at x = 1 with h = 1e-6. Backward applies d(x·x)/dx = 2x exactly; the
+# finite difference loses most of its digits to rounding. PyTorch's `gradcheck` on float32 meets the same number.
 
 # %%
 x32 = mg.Value(1.0, requires_grad=True, dtype="float32")
 (x32 * x32).backward()
 
-
 def f32(v, lib=None):
     """x·x in float32, on micrograd2 (or on PyTorch, with lib=torch)."""
     v = lib.tensor(v, dtype=lib.float32) if lib else mg.Value(v, dtype="float32")
     return (v * v).item()
-
 
 numeric32 = (f32(1.0 + 1e-6) - f32(1.0 - 1e-6)) / 2e-6
 print("backward:", x32.grad, "| central difference in float32:", numeric32)

@@ -3,12 +3,11 @@
 #
 # Block 3 and the accumulation snippet: the NameError, why to divide by accum_steps, what zero_grad() really does.
 #
-# The article's section 3 runs `backward()` three times and shows that the gradients add up; its engineering
-# note then shows gradient accumulation over micro-batches. Block 3 is right. The snippet does not run as
-# published, its comment on normalizing misleads, and the article says less than it seems about
-# `zero_grad()`. This lesson re-runs each of them on micrograd2 and, where PyTorch is installed, on PyTorch
-# itself, live. (The codes D3, D16, D18 below refer to the README's list
-# "Where the article is wrong".)
+# The article's section 3 runs `backward()` three times and shows that the gradients add up; its engineering note then
+# shows gradient accumulation over micro-batches. Block 3 is right. The snippet does not run as published, its comment
+# on normalizing misleads, and the article says less than it seems about `zero_grad()`. This lesson re-runs each of them
+# on micrograd2 and, where PyTorch is installed, on PyTorch itself, live. (The codes D3, D16, D18 below refer to the
+# README's list "Where the article is wrong".)
 
 # %%
 import micrograd2 as mg
@@ -50,10 +49,9 @@ for i in range(3):
     print(f"after backward {i + 1}: x.grad = {x.grad}, w.grad = {w.grad}")
 
 # %% [markdown]
-# Each pass adds dz/dx = w to `x.grad` and dz/dw = x to `w.grad`, so after n passes `x.grad` is n·w and
-# `w.grad` is n·x. The narration walks the first pass step by step (`AccumulateGrad` finds `.grad`
-# empty and writes 3.0), then gives each later pass one line: the same walk, `x.grad` up by w each time.
-# PyTorch, run the same number of times:
+# Each pass adds dz/dx = w to `x.grad` and dz/dw = x to `w.grad`, so after n passes `x.grad` is n·w and `w.grad` is n·x.
+# The narration walks the first pass step by step (`AccumulateGrad` finds `.grad` empty and writes 3.0), then gives each
+# later pass one line: the same walk, `x.grad` up by w each time. PyTorch, run the same number of times:
 
 # %%
 three_backwards.reveal(x.grad)
@@ -63,7 +61,6 @@ if torch:
     tw = torch.tensor([3.0], requires_grad=True)
     for _ in range(passes):
         (tx * tw).sum().backward()
-    print("PyTorch: x.grad =", tx.grad, "| w.grad =", tw.grad)
 
 now = {"passes": passes, "x": x.item(), "w": w.item()}  # what the recorded outputs below must match
 check(f"x.grad after {passes} backwards = {passes}·w", x.grad, passes * w.item(),
@@ -100,14 +97,13 @@ for micro_batch in loader:
 print(ARTICLE_SNIPPET)
 
 # %% [markdown]
-# To run it we need what it assumes: a `model` that returns the loss of a micro-batch, a `loader`, an
-# `optimizer` and `accum_steps`. Here: a line y = w·x + b fitted to 16 points, served as 8 micro-batches of
-# 2 points. `make_line` is written once for any library with PyTorch's spelling, so the same code runs on
-# `mg` (micrograd2's tensors) and on `torch`.
+# To run it we need what it assumes: a `model` that returns the loss of a micro-batch, a `loader`, an `optimizer` and
+# `accum_steps`. Here: a line y = w·x + b fitted to 16 points, served as 8 micro-batches of 2 points. `make_line` is
+# written once for any library with PyTorch's spelling, so the same code runs on `mg` (micrograd2's tensors) and on
+# `torch`.
 
 # %%
 points = [(i / 8, 2 * i / 8 + 1 + 0.1 * (-1) ** i) for i in range(16)]  # y ≈ 2x + 1
-
 
 def make_line(lib):
     """The parameters [w, b] of a line y = w·x + b, and the mean squared error of a batch of points."""
@@ -120,7 +116,6 @@ def make_line(lib):
         return ((w * xs + b - ys) ** 2).mean()
 
     return [w, b], model
-
 
 params, model = make_line(mg)
 loader = [points[i:i + 2] for i in range(0, 16, 2)]  # 8 micro-batches of 2 points
@@ -136,8 +131,8 @@ check("it failed after the first loss.backward(): w.grad is set", params[0].grad
       recorded="raised after the first loss.backward()")
 
 # %% [markdown]
-# The loop never defines `step` (D3). It needs `enumerate`: `for step, micro_batch in enumerate(loader)`.
-# Fixed, and counting the optimizer steps:
+# The loop never defines `step` (D3). It needs `enumerate`: `for step, micro_batch in enumerate(loader)`. Fixed, and
+# counting the optimizer steps:
 
 # %%
 steps_taken = 0
@@ -156,15 +151,13 @@ check(f"optimizer steps for {len(loader)} micro-batches, accum_steps {accum_step
       recorded=Recorded("optimizer steps taken = 2 for 8 micro-batches", micro_batches=8, accum_steps=4))
 
 # %% [markdown]
-# Why divide by `accum_steps`? The article's comment says: "normalize, otherwise effective batch grows".
-# The batch is the same either way (D16). What changes is the gradient's size: each micro-batch's loss is a
-# mean over its own points, so adding `accum_steps` of them gives `accum_steps` times the mean. Divided by
-# `accum_steps`, the sum of the micro-batch gradients is the gradient of the full batch. Compare with one
-# batch of the same points:
+# Why divide by `accum_steps`? The article's comment says: "normalize, otherwise effective batch grows". The batch is
+# the same either way (D16). What changes is the gradient's size: each micro-batch's loss is a mean over its own points,
+# so adding `accum_steps` of them gives `accum_steps` times the mean. Divided by `accum_steps`, the sum of the
+# micro-batch gradients is the gradient of the full batch. Compare with one batch of the same points:
 
 # %%
 section("3. Why divide by accum_steps")
-
 
 def grads(params, model, batches, divide):
     """The gradients [dw, db] after backward() on each batch's loss (divided by the number of batches)."""
@@ -174,7 +167,6 @@ def grads(params, model, batches, divide):
         loss = model(batch)
         (loss / len(batches) if divide else loss).backward()
     return [p.grad.item() for p in params]
-
 
 group = loader[:accum_steps]                         # accum_steps micro-batches
 full = grads(params, model, [sum(group, [])], divide=False)   # one batch of the same points
@@ -187,8 +179,8 @@ print("unnormalized [dw, db] =", unnormalized)
 print("unnormalized / full   =", ratio)
 
 # %% [markdown]
-# In float32 the sums are rounded in a different order, so "equal" means equal up to rounding: a few units
-# in the last place of the largest gradient. The difference is computed here, and on PyTorch live:
+# In float32 the sums are rounded in a different order, so "equal" means equal up to rounding: a few units in the last
+# place of the largest gradient. The difference is computed here, and on PyTorch live:
 
 # %%
 eps32 = 2.0 ** -23  # float32's unit roundoff ×2: the gap between 1.0 and the next float32
@@ -207,10 +199,10 @@ check(f"unnormalized / full = accum_steps = {accum_steps}", ratio, [accum_steps]
       recorded="accum_steps× larger")
 
 # %% [markdown]
-# A gradient `accum_steps` times too large acts like a larger learning rate, but only for an optimizer whose
-# step is proportional to the gradient. For plain SGD the step is lr·grad, so it is exactly as if lr were
-# `accum_steps` times larger. Adam divides by the gradient's running magnitude: scaling every gradient by
-# the same factor leaves its step (almost exactly) unchanged. One step each, from the same start:
+# A gradient `accum_steps` times too large acts like a larger learning rate, but only for an optimizer whose step is
+# proportional to the gradient. For plain SGD the step is lr·grad, so it is exactly as if lr were `accum_steps` times
+# larger. Adam divides by the gradient's running magnitude: scaling every gradient by the same factor leaves its step
+# (almost exactly) unchanged. One step each, from the same start:
 
 # %%
 def one_step(lib, optimizer_class, lr, divide):
@@ -219,7 +211,6 @@ def one_step(lib, optimizer_class, lr, divide):
     grads(params, model, group, divide)
     optimizer_class(params, lr=lr).step()
     return params[0].item()
-
 
 sgd = [one_step(mg, mg.optim.SGD, 0.1, False), one_step(mg, mg.optim.SGD, 0.1 * accum_steps, True)]
 adam = [one_step(mg, mg.optim.Adam, 0.1, False), one_step(mg, mg.optim.Adam, 0.1, True)]
@@ -237,8 +228,8 @@ check("Adam: unnormalized = normalized, same lr (the factor changes nothing)", a
       torch=lambda: t_adam[0])
 
 # %% [markdown]
-# One more trap of the pattern: micro-batches left over at the end (5 micro-batches with `accum_steps` 4)
-# are never stepped. Their gradient waits in `.grad`.
+# One more trap of the pattern: micro-batches left over at the end (5 micro-batches with `accum_steps` 4) are never
+# stepped. Their gradient waits in `.grad`.
 
 # %%
 steps_taken = 0
@@ -265,10 +256,9 @@ after_zero_grad = predict("L3.zero-grad", "optimizer.zero_grad(), with its defau
 #
 # > Always optimizer.zero_grad() before each step: Autograd accumulates by default.
 #
-# The word "zeros" is not in it, and it does not say what `zero_grad()` does to `.grad`. Block 3's notes
-# imply that it zeroes them: "Autograd does not zero gradients by default", and, for accumulation,
-# "deliberately skip zeroing". By default it sets them to `None` (D18), as PyTorch does: no memory is
-# kept, and the next backward writes a fresh
+# The word "zeros" is not in it, and it does not say what `zero_grad()` does to `.grad`. Block 3's notes imply that it
+# zeroes them: "Autograd does not zero gradients by default", and, for accumulation, "deliberately skip zeroing". By
+# default it sets them to `None` (D18), as PyTorch does: no memory is kept, and the next backward writes a fresh
 # gradient. `zero_grad(set_to_none=False)` writes zeros instead.
 
 # %%

@@ -3,10 +3,9 @@
 #
 # Block 4: case B really raises and x.grad stays None; detach shares data; the in-place traps as they are.
 #
-# The article's section 4 compares using `x` directly (case A) with using `x.detach()` (case B), then warns
-# about in-place operations. Case A is right. Case B, as published, never prints its result (D1), and the
-# in-place warning mixes up two different checks (D2, D15). The codes point to the README's list "Where
-# the article is wrong".
+# The article's section 4 compares using `x` directly (case A) with using `x.detach()` (case B), then warns about
+# in-place operations. Case A is right. Case B, as published, never prints its result (D1), and the in-place warning
+# mixes up two different checks (D2, D15). The codes point to the README's list "Where the article is wrong".
 
 # %%
 import micrograd2 as mg
@@ -61,7 +60,6 @@ print("A. x.grad =", x.grad)
 if torch:
     tx = torch.tensor([2.0], requires_grad=True)
     (tx * 3).sum().backward()
-    print("PyTorch: A. x.grad =", tx.grad)
 check("A. x.grad = 3", x.grad, 3.0, torch=lambda: tx.grad, recorded="tensor([3.])")
 
 # %%
@@ -92,12 +90,11 @@ print("B. x.grad after the error =", x.grad)
 check("B. x.grad (the article says tensor([0.]))", x.grad, None, torch=lambda: tx.grad, recorded="None")
 
 # %% [markdown]
-# Case B never gets to its print (D1). `y` is a leaf that does not require grad, so `z2 = y * 3` recorded
-# no graph at all: `z2` has no `grad_fn`, and `backward()` has nothing to walk, which is an error. `x.grad`
-# is still the `None` that case A's cleanup put there: no gradient flows through a detach as a zero; there
-# is simply no path. The article's own words for it are right: "detach() returns a new tensor that shares
-# the same data but has requires_grad=False and is not in the computation graph. Gradients short-circuit
-# at it."
+# Case B never gets to its print (D1). `y` is a leaf that does not require grad, so `z2 = y * 3` recorded no graph at
+# all: `z2` has no `grad_fn`, and `backward()` has nothing to walk, which is an error. `x.grad` is still the `None` that
+# case A's cleanup put there: no gradient flows through a detach as a zero; there is simply no path. The article's own
+# words for it are right: "detach() returns a new tensor that shares the same data but has requires_grad=False and is
+# not in the computation graph. Gradients short-circuit at it."
 
 # %%
 print("y.requires_grad =", y.requires_grad, "| y.is_leaf =", y.is_leaf, "| y.grad_fn =", y.grad_fn)
@@ -112,9 +109,9 @@ check("z2: requires_grad, grad_fn", [z2.requires_grad, z2.grad_fn], [False, None
       torch=lambda: t_flags[1], recorded="False None")
 
 # %% [markdown]
-# What `detach()` is for: a branch whose value is used but whose gradient must not reach the parameters (a
-# target network, a frozen feature extractor). Mixed with a branch that does track `x`, the detached branch
-# contributes nothing to `x.grad`: here only the second term's 5 arrives.
+# What `detach()` is for: a branch whose value is used but whose gradient must not reach the parameters (a target
+# network, a frozen feature extractor). Mixed with a branch that does track `x`, the detached branch contributes nothing
+# to `x.grad`: here only the second term's 5 arrives.
 
 # %%
 x = mg.Value(2.0, requires_grad=True, label="x")
@@ -131,8 +128,8 @@ prediction = ...  # your answer here
 shared = predict("L4.detach-shares", "x = 2.0; d = x.detach(); d.add_(1). What is x now?", answer=prediction)
 
 # %% [markdown]
-# `detach()` copies nothing: the detached value shares `x`'s data and `x`'s version counter (the count of
-# in-place changes). Change one in place and the other sees it.
+# `detach()` copies nothing: the detached value shares `x`'s data and `x`'s version counter (the count of in-place
+# changes). Change one in place and the other sees it.
 
 # %%
 section("2. detach() shares the data")
@@ -146,15 +143,14 @@ print("after d.add_(1): x =", x.item(), "| x._version =", x._version)
 if torch:
     tx = torch.tensor([x_before], requires_grad=True)
     tx.detach().add_(1)
-    print("PyTorch: x =", tx, "| x._version =", tx._version)
 check(f"x after d.add_(1) = {x_before:g} + 1", x.item(), x_before + 1, torch=lambda: tx.detach(),
       recorded=Recorded("tensor([3.])", x=2.0), inputs={"x": x_before})
 check("x._version after d.add_(1)", x._version, 1, torch=lambda: tx._version, recorded="0 -> 1 (shared)")
 
 # %% [markdown]
-# The article: "torch.no_grad() is a context-level cut: all tensors created inside are not tracked and do
-# not build graphs." Right: nothing computed inside is recorded. Its results are leaves that need no grad;
-# `x` itself is unchanged.
+# The article: "torch.no_grad() is a context-level cut: all tensors created inside are not tracked and do not build
+# graphs." Right: nothing computed inside is recorded. Its results are leaves that need no grad; `x` itself is
+# unchanged.
 
 # %%
 section("3. no_grad()")
@@ -178,9 +174,8 @@ check("x.requires_grad after no_grad", x.requires_grad, True, torch=lambda: tx.r
 # > needed for backward and raise RuntimeError: a leaf Variable that requires grad is being used in an
 # > in-place operation. Backward needs the old forward values; overwriting them invalidates the graph.
 #
-# The message is real, but the explanation mixes up two different checks (D2). Check 1: a leaf that
-# requires grad may not be changed in place while grad mode is on. It fires at the call, before any
-# backward, even when nothing saved `x`:
+# The message is real, but the explanation mixes up two different checks (D2). Check 1: a leaf that requires grad may
+# not be changed in place while grad mode is on. It fires at the call, before any backward, even when nothing saved `x`:
 
 # %%
 section("4. The in-place traps, as they really are")
@@ -193,9 +188,9 @@ with raises("leaf x.add_(1) in grad mode", RuntimeError, LEAF_IN_PLACE,
     x.add_(1)
 
 # %% [markdown]
-# Under `no_grad()` the same call is allowed: it is exactly how every optimizer updates its parameters. The
-# article's takeaway 7, "Keep in-place ops away from leaf tensors: on error, suspect graph corruption", is
-# not the rule (D15): `SGD.step()` changes leaves in place, under `no_grad`.
+# Under `no_grad()` the same call is allowed: it is exactly how every optimizer updates its parameters. The article's
+# takeaway 7, "Keep in-place ops away from leaf tensors: on error, suspect graph corruption", is not the rule (D15):
+# `SGD.step()` changes leaves in place, under `no_grad`.
 
 # %%
 with mg.no_grad():
@@ -225,9 +220,8 @@ check(f"SGD.step(): p = {p_before:g} − 0.5·2, _version 0 → 1", [p.item(), v
       recorded=Recorded("p = tensor([0.]) | p._version 0 -> 1", p=1.0), inputs={"p": p_before})
 
 # %% [markdown]
-# Check 2: a value that some node saved for backward must not change before that backward. Each save
-# records the value's version; backward compares. This error comes later, at backward, and it concerns
-# leaves and non-leaves alike:
+# Check 2: a value that some node saved for backward must not change before that backward. Each save records the value's
+# version; backward compares. This error comes later, at backward, and it concerns leaves and non-leaves alike:
 
 # %%
 x = mg.Value(2.0, requires_grad=True, label="x")
@@ -253,7 +247,8 @@ if torch:
     tb = torch.tensor([1.0], requires_grad=True).exp()
     tb.add_(1)
 with raises("backward after changing a saved output", RuntimeError, MODIFIED,
-            torch=lambda: error_of(tb.sum().backward), recorded="RuntimeError: … which is output 0 of Exp, is at …"):
+            torch=lambda: error_of(tb.sum().backward),
+            recorded="RuntimeError: … which is output 0 of Exp, is at …"):
     b.backward()
 
 # %% [markdown]
@@ -278,9 +273,8 @@ through_data = predict("L4.data", "z = x * x at x = 2; then x.data += 1; then z.
                        answer=prediction)
 
 # %% [markdown]
-# Writing through `.data` bypasses autograd entirely: no version bump, so no error, and backward reads the
-# saved value as it is now. The gradient is silently wrong: d(x·x)/dx = 2x is 4 at the forward point, but
-# backward uses x = 3.
+# Writing through `.data` bypasses autograd entirely: no version bump, so no error, and backward reads the saved value
+# as it is now. The gradient is silently wrong: d(x·x)/dx = 2x is 4 at the forward point, but backward uses x = 3.
 
 # %%
 section("5. The silent one: .data")
@@ -300,8 +294,8 @@ check("x.grad after a .data change = 2·(x + 1), not 2·x", x.grad, 2 * x.item()
       torch=lambda: tx.grad, recorded=Recorded("tensor([6.])", x=2.0), inputs={"x": x_before})
 
 # %% [markdown]
-# The same change made through `detach()` is caught, because `detach` shares the version counter. Prefer
-# `detach()` (or `no_grad`) to `.data`:
+# The same change made through `detach()` is caught, because `detach` shares the version counter. Prefer `detach()` (or
+# `no_grad`) to `.data`:
 
 # %%
 x = mg.Value(2.0, requires_grad=True, label="x")

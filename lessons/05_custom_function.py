@@ -26,11 +26,12 @@
 # print("y =", y.item(), "| x.grad =", x.grad.item())   # 4*3 = 12
 # ```
 #
-# The block is right: 18 and 12. This lesson runs it on micrograd2 and on PyTorch (live, where it is
-# installed), then asks the question the article leaves out: how do you know your backward is right?
+# The block is right: 18 and 12. This lesson runs it on micrograd2 and on PyTorch (live, where it is installed), then
+# asks the question the article leaves out: how do you know your backward is right?
 
 # %%
 import re
+import textwrap
 import warnings
 
 import micrograd2 as mg
@@ -40,15 +41,13 @@ torch = live_torch()  # PyTorch when it is installed: the same experiments then 
 print("PyTorch:", torch.__version__ if torch else "not installed (checks use its recorded output)")
 
 # %% [markdown]
-# In micrograd2 every op is written this way, the built-in ones too: `MulBackward0` is the node of a
-# Function called `Mul`. So the article's class runs with one change, the base class: `mg.Function` for
-# `torch.autograd.Function`. `forward` receives the input's number, `backward` the upstream gradient;
-# `ctx.save_for_backward` keeps x for backward. The class is written once here, on a base class of your
-# choice, so that the very same code also runs on PyTorch:
+# In micrograd2 every op is written this way, the built-in ones too: `MulBackward0` is the node of a Function called
+# `Mul`. So the article's class runs with one change, the base class: `mg.Function` for `torch.autograd.Function`.
+# `forward` receives the input's number, `backward` the upstream gradient; `ctx.save_for_backward` keeps x for backward.
+# The class is written once here, on a base class of your choice, so that the very same code also runs on PyTorch:
 
 # %%
 section("1. SquareAndDouble, as the article writes it")
-
 
 def square_and_double(base):
     """The article's class, on ``base``: ``mg.Function`` or ``torch.autograd.Function``."""
@@ -76,8 +75,8 @@ print("y =", y.item(), "| x.grad =", x.grad)   # 4*3 = 12
 print("y.grad_fn:", y.grad_fn.name())
 
 # %% [markdown]
-# The narration shows the one thing autograd knows about this op: it calls your backward with the upstream
-# gradient and trusts what comes back. The article's block, on PyTorch:
+# The narration shows the one thing autograd knows about this op: it calls your backward with the upstream gradient and
+# trusts what comes back. The article's block, on PyTorch:
 
 # %%
 if torch:
@@ -85,7 +84,6 @@ if torch:
     t_x = torch.tensor([x.item()], requires_grad=True)
     t_y = TorchSquareAndDouble.apply(t_x)
     t_y.backward()
-    print("PyTorch: y =", t_y.item(), "| x.grad =", t_x.grad.item(), "|", t_y.grad_fn.name())
 
 # %%
 now = {"x": x.item()}  # the input the recorded outputs below must match
@@ -100,8 +98,8 @@ check("the node's name: the class name + Backward", y.grad_fn.name(), "SquareAnd
 #
 # ## gradcheck: does backward agree with the function?
 #
-# `gradcheck` nudges each input by ±ε, measures the change of the output (a central difference) and compares
-# it with what backward returns. Use float64 inputs: the difference quotient needs the digits.
+# `gradcheck` nudges each input by ±ε, measures the change of the output (a central difference) and compares it with
+# what backward returns. Use float64 inputs: the difference quotient needs the digits.
 
 # %%
 section("2. gradcheck: does backward agree with the function?")
@@ -114,8 +112,8 @@ check("gradcheck(SquareAndDouble, float64)", passed, True,
                                             recorded="True")
 
 # %% [markdown]
-# Now a backward with a mistake: x² has derivative 2x, this one returns 3x. It runs without complaint, and
-# the training would just be wrong:
+# Now a backward with a mistake: x² has derivative 2x, this one returns 3x. It runs without complaint, and the training
+# would just be wrong:
 
 # %%
 def wrong_square(base):
@@ -132,7 +130,6 @@ def wrong_square(base):
             return grad_output * 3 * x     # wrong: d(x²)/dx = 2x
 
     return WrongSquare
-
 
 WrongSquare = wrong_square(mg.Function)
 x = mg.Value(1.0, requires_grad=True, label="x")
@@ -151,7 +148,8 @@ if torch:
 
 with raises("gradcheck(WrongSquare)", mg.autograd.GradcheckError,
             "Jacobian mismatch for output 0 with respect to input 0",
-            torch=lambda: t_error, recorded="GradcheckError: Jacobian mismatch for output 0 with respect to input 0"):
+            torch=lambda: t_error,
+            recorded="GradcheckError: Jacobian mismatch for output 0 with respect to input 0"):
     mg.autograd.gradcheck(WrongSquare, (mg.Value(1.0, requires_grad=True, label="x"),))
 
 # %%
@@ -159,7 +157,6 @@ def named_numbers(message):
     """[analytical, numerical] as micrograd2's gradcheck message names them (empty if it doesn't)."""
     found = [re.search(rf"{name}:\s*(\S+)", message) for name in ("analytical", "numerical")]
     return [float(m.group(1)) for m in found if m]
-
 
 error = error_of(lambda: mg.autograd.gradcheck(WrongSquare, (mg.Value(x.item(), requires_grad=True),))).value
 check(f"the numbers it names: [analytical 3·x, numerical 2·x] at x = {x.item():g}", named_numbers(str(error)),
@@ -169,14 +166,15 @@ check("GradcheckError is a RuntimeError", isinstance(error, RuntimeError), True,
       torch=lambda: isinstance(t_error.value, RuntimeError), recorded="GradcheckError subclasses RuntimeError")
 
 # %% [markdown]
-# And the float64 advice is not a detail: the correct x·x checked in float32 fails, because the central
-# difference itself is wrong there (PyTorch: numerical 1.9670 against analytical 2, with a warning to use
-# double precision).
+# And the float64 advice is not a detail: the correct x·x checked in float32 fails, because the central difference
+# itself is wrong there (PyTorch: numerical 1.9670 against analytical 2, with a warning to use double precision).
 
 # %%
 x32 = mg.Value(1.0, requires_grad=True, dtype="float32")
-passed32 = mg.autograd.gradcheck(lambda v: v * v, (x32,), raise_exception=False)
-print("gradcheck(x·x, float32):", passed32)
+with warnings.catch_warnings(record=True) as said:
+    warnings.simplefilter("always")
+    passed32 = mg.autograd.gradcheck(lambda v: v * v, (x32,), raise_exception=False)
+print("gradcheck(x·x, float32):", passed32, "| its warning:", *textwrap.wrap(str(said[0].message), 100), sep="\n")
 if torch:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # PyTorch warns that float32 inputs will likely fail

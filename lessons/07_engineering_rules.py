@@ -14,9 +14,9 @@
 # > 6. Custom ops via torch.autograd.Function: pair forward/backward, ctx.save_for_backward for intermediates.
 # > 7. Keep in-place ops away from leaf tensors: on error, suspect graph corruption.
 #
-# This lesson trains one small model with all of them in place, then breaks each rule once and shows what
-# happens, on micrograd2 and, where PyTorch is installed, on PyTorch live. Rule 6 is lesson 5's subject.
-# (The codes D5, D14–D16 refer to the README's list "Where the article is wrong".)
+# This lesson trains one small model with all of them in place, then breaks each rule once and shows what happens, on
+# micrograd2 and, where PyTorch is installed, on PyTorch live. Rule 6 is lesson 5's subject. (The codes D5, D14–D16
+# refer to the README's list "Where the article is wrong".)
 
 # %%
 import math
@@ -32,9 +32,9 @@ print("PyTorch:", torch.__version__ if torch else "not installed (checks use its
 # %% [markdown]
 # ## One training run, every rule in place
 #
-# Two interleaving moons, 40 points; an MLP with two hidden layers of 8 ReLU units; micrograd's hinge loss,
-# plus a small consistency term that pulls each prediction toward the model's own prediction at a nudged
-# copy of the point: a target, as in target networks and contrastive learning. The helpers first:
+# Two interleaving moons, 40 points; an MLP with two hidden layers of 8 ReLU units; micrograd's hinge loss, plus a small
+# consistency term that pulls each prediction toward the model's own prediction at a nudged copy of the point: a target,
+# as in target networks and contrastive learning. The helpers first:
 
 # %%
 section("1. One training run, every rule in place")
@@ -49,7 +49,6 @@ def jitter(x, k):
     """The same point, nudged (deterministically)."""
     return [x[0] + 0.05 * math.sin(k), x[1] + 0.05 * math.cos(k)]
 
-
 def micro_loss(model, idx, detach=True):
     """Hinge loss of the micro-batch ``idx``, plus 0.1 × the distance to the model's own nearby predictions."""
     scores = [model(X[i]) for i in idx]
@@ -59,11 +58,9 @@ def micro_loss(model, idx, detach=True):
     return (mg.nn.functional.hinge_loss(scores, [labels[i] for i in idx])
             + 0.1 * mg.nn.functional.mse_loss(scores, targets))
 
-
 def accuracy(model):
     with mg.no_grad():                                          # rule 2: evaluation records no graph
         return sum((model(x).item() > 0) == (c == 1) for x, c in zip(X, y)) / len(y)
-
 
 def grad_norm(grads):
     return math.sqrt(sum(g ** 2 for g in grads if g is not None))
@@ -102,8 +99,8 @@ check("no step was skipped: the scale stayed at 2¹⁶", scaler.get_scale(), 655
 # %% [markdown]
 # ## Rule 1 broken: no zero_grad()
 #
-# Without `zero_grad`, each backward adds to what the last step left. `autograd.grad` (lesson 8) shows what
-# the current batch alone says; `.grad` is the sum of all of them:
+# Without `zero_grad`, each backward adds to what the last step left. `autograd.grad` (lesson 8) shows what the current
+# batch alone says; `.grad` is the sum of all of them:
 
 # %%
 section("2. Rule 1 broken: no zero_grad()")
@@ -124,11 +121,10 @@ check(".grad after 4 steps = the sum of the 4 batch gradients", [p.grad for p in
 # %% [markdown]
 # ## Rule 2: what no_grad saves, measured
 #
-# Takeaway 2 promises "~50% activation memory saved, 30-50% faster". PyTorch publishes no such figure (D14).
-# What `no_grad` saves is the values the graph keeps for backward (the activations), all of them; what that
-# is worth depends on the model. First on this lesson's scalar MLP: evaluation in grad mode records a graph
-# for every prediction, and keeps it as long as the predictions live (`graph_nodes`, from `lessons/measure.py`,
-# counts the nodes they keep alive).
+# Takeaway 2 promises "~50% activation memory saved, 30-50% faster". PyTorch publishes no such figure (D14). What
+# `no_grad` saves is the values the graph keeps for backward (the activations), all of them; what that is worth depends
+# on the model. First on this lesson's scalar MLP: evaluation in grad mode records a graph for every prediction, and
+# keeps it as long as the predictions live (`graph_nodes`, from `lessons/measure.py`, counts the nodes they keep alive).
 
 # %%
 section("3. Rule 2: what no_grad saves, measured")
@@ -139,19 +135,17 @@ print("graph nodes kept: in grad mode", len(graph_nodes(tracked)), "| under no_g
 check("evaluation under no_grad keeps no graph", len(graph_nodes(untracked)), 0)
 
 # %% [markdown]
-# Now a model where memory matters: an MLP of 6 layers of 1024 units, each `Linear` followed by `relu`, at
-# batch 256, in float32, on micrograd2's Tensor engine and on PyTorch. Each `Linear` keeps its input for
-# backward and each `relu` its output, so every ReLU output but the last is kept twice, by its `relu` and by
-# the next `Linear`, in one storage; the last is kept once, by its `relu`. Counted once per storage, grad
-# mode keeps the input and the 6 ReLU outputs: 7 × 256 × 1024 × 4 bytes. Counted per saving node: the
-# input once, 5 ReLU outputs twice, the last once: 12 activations.
+# Now a model where memory matters: an MLP of 6 layers of 1024 units, each `Linear` followed by `relu`, at batch 256, in
+# float32, on micrograd2's Tensor engine and on PyTorch. Each `Linear` keeps its input for backward and each `relu` its
+# output, so every ReLU output but the last is kept twice, by its `relu` and by the next `Linear`, in one storage; the
+# last is kept once, by its `relu`. Counted once per storage, grad mode keeps the input and the 6 ReLU outputs: 7 × 256
+# × 1024 × 4 bytes. Counted per saving node: the input once, 5 ReLU outputs twice, the last once: 12 activations.
 
 # %%
 import numpy as np  # here, not at the top: the parts above run without NumPy, as in the playground
 
 WIDTH, DEPTH, BATCH = 1024, 6, 256
 MIB = 2 ** 20
-
 
 def make_mlp(lib, width, depth, seed=0):
     """``depth`` layers ``Linear(width, width)`` of ``lib`` (micrograd2 or PyTorch)."""
@@ -160,19 +154,17 @@ def make_mlp(lib, width, depth, seed=0):
         return [torch.nn.Linear(width, width) for _ in range(depth)]
     return [mg.nn.Linear(width, width, seed=seed + i) for i in range(depth)]
 
-
 def forward(layers, x):
     for layer in layers:
         x = layer(x).relu()
     return x
 
-
 x_batch = np.random.default_rng(0).normal(size=(BATCH, WIDTH)).astype(np.float32)
 layers = make_mlp(mg, WIDTH, DEPTH)
 
 # %% [markdown]
-# `kept_bytes` (from `lessons/measure.py`) walks the graph and adds up the arrays its nodes saved, once per
-# storage (a view counts as the array it looks into) and once per node that saved it; parameters left out.
+# `kept_bytes` (from `lessons/measure.py`) walks the graph and adds up the arrays its nodes saved, once per storage (a
+# view counts as the array it looks into) and once per node that saved it; parameters left out.
 
 # %%
 parameters = [p for layer in layers for p in layer.parameters()]
@@ -183,8 +175,8 @@ print(f"micrograd2, batch {BATCH}: grad mode keeps {kept[0] / MIB} MiB ({kept[1]
       f" no_grad keeps {kept_no_grad[0] / MIB} MiB")
 
 # %% [markdown]
-# PyTorch, live: its saved tensors are counted with `torch.autograd.graph.saved_tensors_hooks`, which sees
-# each tensor a node saves (`torch_kept_bytes`, in bytes: shown here in MiB).
+# PyTorch, live: its saved tensors are counted with `torch.autograd.graph.saved_tensors_hooks`, which sees each tensor a
+# node saves (`torch_kept_bytes`, in bytes: shown here in MiB).
 
 # %%
 if torch:
@@ -208,14 +200,13 @@ check(f"grad mode, batch {BATCH}: MiB kept, counted per saving node = 1 + 2 × (
 check("no_grad keeps nothing", kept_no_grad[0], 0, torch=lambda: t_kept_no_grad[0], recorded="0 B")
 
 # %% [markdown]
-# Whether that is "~50%" of the memory depends on everything else in memory: here the weights alone are
-# 24 MiB, and the saving grows with the batch. Time is another matter: it depends on whatever else the
-# machine is doing, so the conclusion comes from what does not, the graph nodes each mode records (and,
-# above, the activations they keep). The time is shown beside it with its spread: `compare_modes` (from
-# `lessons/measure.py`) runs one forward pass in grad mode and under `no_grad` in interleaved rounds, in
-# CPU time, and gives the median of the per-round ratio no_grad/grad ("ratio") and the middle half of the
-# ratios, marked "disturbed" when the rounds disagree. For this big MLP and for a small one (4 layers of
-# 16 units, batch 4, 20 passes a round):
+# Whether that is "~50%" of the memory depends on everything else in memory: here the weights alone are 24 MiB, and the
+# saving grows with the batch. Time is another matter: it depends on whatever else the machine is doing, so the
+# conclusion comes from what does not, the graph nodes each mode records (and, above, the activations they keep). The
+# time is shown beside it with its spread: `compare_modes` (from `lessons/measure.py`) runs one forward pass in grad
+# mode and under `no_grad` in interleaved rounds, in CPU time, and gives the median of the per-round ratio no_grad/grad
+# ("ratio") and the middle half of the ratios, marked "disturbed" when the rounds disagree. For this big MLP and for a
+# small one (4 layers of 16 units, batch 4, 10 passes a round):
 
 # %%
 def compare_forward(lib, width, depth, batch, rounds, number):
@@ -231,7 +222,7 @@ def compare_forward(lib, width, depth, batch, rounds, number):
 
 
 # %%
-shapes = {f"{DEPTH}×{WIDTH}, batch {BATCH}": (WIDTH, DEPTH, BATCH, 7, 1), "4×16, batch 4": (16, 4, 4, 15, 20)}
+shapes = {f"{DEPTH}×{WIDTH}, batch {BATCH}": (WIDTH, DEPTH, BATCH, 3, 1), "4×16, batch 4": (16, 4, 4, 5, 10)}
 recorded_nodes = []
 for lib in [mg, torch] if torch else [mg]:
     for name, (width, depth, batch, rounds, number) in shapes.items():
@@ -241,23 +232,22 @@ for lib in [mg, torch] if torch else [mg]:
 check("no_grad records no node in any of these forward passes", recorded_nodes, [0] * len(recorded_nodes))
 
 # %% [markdown]
-# The nodes are counted, the same on any machine. The times are this machine's, from this run: they
-# change with the model's shape and batch (how much arithmetic each op does against the fixed cost of
-# recording it), the library, the processor, and the other programs competing for it (CPU time leaves
-# their work out, not the caches they share). Run the cell again and they move; marked "disturbed", they
-# say nothing either way. No flat "30-50% faster" follows from them.
+# The nodes are counted, the same on any machine. The times are this machine's, from this run: they change with the
+# model's shape and batch (how much arithmetic each op does against the fixed cost of recording it), the library, the
+# processor, and the other programs competing for it (CPU time leaves their work out, not the caches they share). Run
+# the cell again and they move; marked "disturbed", they say nothing either way. No flat "30-50% faster" follows from
+# them.
 
 # %% [markdown]
 # ## Rule 3 broken: a target that is not detached
 #
-# The consistency target must act as a fixed number. Detached, the gradient is exactly the one we get by
-# writing the targets down as plain numbers. Not detached, backward also runs through the target branch and
-# moves the target toward the prediction: the collapse that target networks and stop-gradients prevent.
+# The consistency target must act as a fixed number. Detached, the gradient is exactly the one we get by writing the
+# targets down as plain numbers. Not detached, backward also runs through the target branch and moves the target toward
+# the prediction: the collapse that target networks and stop-gradients prevent.
 
 # %%
 section("4. Rule 3 broken: a target that is not detached")
 model = mg.nn.MLP(2, [8, 8, 1], seed=3)
-
 
 def consistency_grads(targets_as):
     """The gradients of the consistency loss of batch 0, its targets "detached", "numbers" or "attached"."""
@@ -272,7 +262,6 @@ def consistency_grads(targets_as):
     mg.nn.functional.mse_loss(scores, targets).backward()
     return [p.grad for p in model.parameters()]
 
-
 detached, numbers, attached = (consistency_grads(a) for a in ("detached", "numbers", "attached"))
 print("gradient norm: detached", grad_norm(detached), "| plain numbers", grad_norm(numbers),
       "| not detached", grad_norm(attached))
@@ -280,8 +269,8 @@ check("detached target = a constant target", detached, numbers, rel=1e-12)
 check("an undetached target changes the gradient", attached != numbers, True)
 
 # %% [markdown]
-# Watch it on a tiny model and one point: the detached target enters the loss as a leaf that needs no
-# gradient, so the walk never goes down the target's branch.
+# Watch it on a tiny model and one point: the detached target enters the loss as a leaf that needs no gradient, so the
+# walk never goes down the target's branch.
 
 # %%
 tiny = mg.nn.MLP(2, [2, 1], seed=1)
@@ -301,7 +290,6 @@ check("the target's branch got no gradient", target.grad, None, recorded="detach
 section("5. Rule 4 broken: accumulating without normalizing")
 model = mg.nn.MLP(2, [8, 8, 1], seed=3)
 
-
 def accumulated_grads(normalize):
     """The gradients after accum_steps micro-batches (each loss divided by accum_steps, or not)."""
     model.zero_grad()
@@ -310,17 +298,16 @@ def accumulated_grads(normalize):
         (loss / accum_steps if normalize else loss).backward()
     return [p.grad for p in model.parameters()]
 
-
 normalized, unnormalized = accumulated_grads(True), accumulated_grads(False)
 print("gradient norm: normalized", grad_norm(normalized), "| not normalized", grad_norm(unnormalized))
 check("not normalized / normalized gradient", grad_norm(unnormalized) / grad_norm(normalized), accum_steps,
       rel=1e-9)
 
 # %% [markdown]
-# What a doubled gradient does depends on the optimizer. Plain SGD steps lr·grad: a doubled gradient is a
-# doubled step, as if the learning rate were doubled. This lesson trains with Adam, whose first step is
-# lr·g / (|g| + eps) per parameter: the size of g cancels, and a doubled gradient gives (almost exactly) the
-# same step. One step each, from the same parameters, with the two gradients above:
+# What a doubled gradient does depends on the optimizer. Plain SGD steps lr·grad: a doubled gradient is a doubled step,
+# as if the learning rate were doubled. This lesson trains with Adam, whose first step is lr·g / (|g| + eps) per
+# parameter: the size of g cancels, and a doubled gradient gives (almost exactly) the same step. One step each, from the
+# same parameters, with the two gradients above:
 
 # %%
 def one_step(lib, values, grads, optimizer_class, lr):
@@ -330,7 +317,6 @@ def one_step(lib, values, grads, optimizer_class, lr):
         p.grad = lib.tensor(g, dtype=p.dtype)
     optimizer_class(params, lr=lr).step()
     return [p.item() - v for p, v in zip(params, values)]
-
 
 def step_ratio(lib, optimizer_class):
     """|step with the unnormalized gradient| / |step with the normalized one|."""
@@ -344,7 +330,6 @@ def adam_first_step(grads, lr=0.05, eps=1e-8):
     """Adam's first step, by its formula: m̂ = g, v̂ = g², step = −lr·m̂ / (√v̂ + eps)."""
     return [-lr * g / (abs(g) + eps) for g in grads]
 
-
 sgd, adam = step_ratio(mg, mg.optim.SGD), step_ratio(mg, mg.optim.Adam)
 print(f"step with the doubled gradient / step with the right one: SGD {sgd}, Adam {adam}")
 check("SGD: the doubled gradient doubles the step", sgd, accum_steps,
@@ -354,20 +339,19 @@ check("Adam: the doubled gradient leaves the step (almost) unchanged", adam,
       torch=lambda: step_ratio(torch, torch.optim.Adam), recorded="1.0000008925135895")
 
 # %% [markdown]
-# So with Adam the missing division costs nothing on the first step; later ones differ only through eps and
-# the running averages. With SGD (or any optimizer whose step is proportional to the gradient) it is a
-# silently larger learning rate.
+# So with Adam the missing division costs nothing on the first step; later ones differ only through eps and the running
+# averages. With SGD (or any optimizer whose step is proportional to the gradient) it is a silently larger learning
+# rate.
 
 # %% [markdown]
 # ## Rule 5 broken: clipping before unscale_
 #
-# Clip the gradients while they are still multiplied by the scale, and `clip_grad_norm_` sees a norm 65536
-# times too large: it shrinks them to max_norm, and `unscale_` then divides by 65536. The step then uses
-# gradients of norm max_norm / 65536 (D5: `unscale_` before clipping is the documented pattern).
+# Clip the gradients while they are still multiplied by the scale, and `clip_grad_norm_` sees a norm 65536 times too
+# large: it shrinks them to max_norm, and `unscale_` then divides by 65536. The step then uses gradients of norm
+# max_norm / 65536 (D5: `unscale_` before clipping is the documented pattern).
 
 # %%
 section("6. Rule 5 broken: clipping before unscale_")
-
 
 def clipped(unscale_first, max_norm):
     """(norm of the gradients the step uses, their true norm, the scaled gradients) for batch 0."""
@@ -393,8 +377,8 @@ print(f"true gradient norm {true_norm:.6g}, max_norm {MAX_NORM}")
 print(f"norm the step uses: unscale_ then clip {right:.6g} | clip then unscale_ {wrong:.6g}")
 
 # %% [markdown]
-# PyTorch, live, with the same scaled gradients, in either order (`torch_amp.clipped`: the norm of the
-# gradients after `unscale_` and `clip_grad_norm_` in the given order):
+# PyTorch, live, with the same scaled gradients, in either order (`torch_amp.clipped`: the norm of the gradients after
+# `unscale_` and `clip_grad_norm_` in the given order):
 
 # %%
 check("unscale_ then clip: the step's gradient norm is max_norm", right, MAX_NORM, rel=1e-4,
@@ -403,10 +387,9 @@ check("clip then unscale_: the step's gradient norm is max_norm / 65536", wrong,
       torch=lambda: torch_amp.clipped(scaled, False, MAX_NORM), recorded="1.5259e-07")
 
 # %% [markdown]
-# "65536 times too small" holds only when the true norm is at least max_norm, as here. If it is below, the
-# right order does not clip at all, while the wrong order still clips the scaled gradients to max_norm; the
-# step is then too small by true norm × 65536 / max_norm, a smaller factor. With max_norm ten times the true
-# norm:
+# "65536 times too small" holds only when the true norm is at least max_norm, as here. If it is below, the right order
+# does not clip at all, while the wrong order still clips the scaled gradients to max_norm; the step is then too small
+# by true norm × 65536 / max_norm, a smaller factor. With max_norm ten times the true norm:
 
 # %%
 loose = 10 * true_norm
@@ -416,13 +399,14 @@ print(f"max_norm {loose:.6g}: unscale_ then clip {right_loose:.6g} | clip then u
       f" | too small by {right_loose / wrong_loose:.6g}")
 check("max_norm above the true norm: too small by true norm × 65536 / max_norm", right_loose / wrong_loose,
       true_norm * 65536 / loose, rel=1e-4,
-      torch=lambda: torch_amp.clipped(scaled, True, loose) / torch_amp.clipped(scaled, False, loose), recorded="6553.6")
+      torch=lambda: torch_amp.clipped(scaled, True, loose) / torch_amp.clipped(scaled, False, loose),
+      recorded="6553.6")
 
 # %% [markdown]
 # ## Rule 7, as it really is
 #
-# "Keep in-place ops away from leaf tensors" (D15): every optimizer step is an in-place op on leaves, under
-# `no_grad`. What is refused is the same update in grad mode:
+# "Keep in-place ops away from leaf tensors" (D15): every optimizer step is an in-place op on leaves, under `no_grad`.
+# What is refused is the same update in grad mode:
 
 # %%
 section("7. Rule 7, as it really is")
@@ -449,8 +433,8 @@ check("the update under no_grad: (_version, is_leaf)", [w._version, w.is_leaf], 
       torch=lambda: [t_w._version, t_w.is_leaf], recorded="SGD.step(): p._version 0 -> 1")
 
 # %% [markdown]
-# `micrograd2 train` runs the loop of part 1 on any of the generated datasets (micro-batches, accumulation,
-# clipping, `--amp`), with a progress bar. The tiny consistency loss of part 4, whose target was detached:
+# `micrograd2 train` runs the loop of part 1 on any of the generated datasets (micro-batches, accumulation, clipping,
+# `--amp`), with a progress bar. The tiny consistency loss of part 4, whose target was detached:
 
 # %%
 show_graph(tiny_loss, "(score − target)², the target detached:")

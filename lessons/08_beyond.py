@@ -3,8 +3,8 @@
 #
 # Hooks, retain_grad, autograd.grad, second derivatives with create_graph, anomaly detection.
 #
-# The article's further reading points to PyTorch's autograd notes. This lesson goes there: five tools for
-# looking inside backward, each run on micrograd2 and, where PyTorch is installed, on PyTorch live.
+# The article's further reading points to PyTorch's autograd notes. This lesson goes there: five tools for looking
+# inside backward, each run on micrograd2 and, where PyTorch is installed, on PyTorch live.
 
 # %%
 import inspect
@@ -21,9 +21,9 @@ print("PyTorch:", torch.__version__ if torch else "not installed (checks use its
 # %% [markdown]
 # ## Hooks: a look (and a hand) inside backward
 #
-# `register_hook(fn)` runs `fn` on a value's gradient the moment backward computes it; if `fn` returns
-# something, that replaces the gradient. Debuggers print there; gradient tricks (clipping one layer,
-# reversing a gradient) change it there.
+# `register_hook(fn)` runs `fn` on a value's gradient the moment backward computes it; if `fn` returns something, that
+# replaces the gradient. Debuggers print there; gradient tricks (clipping one layer, reversing a gradient) change it
+# there.
 
 # %%
 section("1. Hooks: a look (and a hand) inside backward")
@@ -55,7 +55,6 @@ def hooked_grads(lib):
     (h + 1).backward()
     return result + [x.grad.item()]
 
-
 ours = hooked_grads(mg)
 print("micrograd2 tensors: [hook on x, removed, hook on h] =", ours)
 check("x.grad: [3·2 with the hook, 3 without, 3·2 with the hook on h]", [with_hook, x.grad, ours[2]],
@@ -64,12 +63,11 @@ check("x.grad: [3·2 with the hook, 3 without, 3·2 with the hook on h]", [with_
 # %% [markdown]
 # ## Gradients of non-leaves: retain_grad()
 #
-# Only leaves get `.grad`. A non-leaf's gradient is computed on the way and dropped, and reading its `.grad`
-# gives `None` with a warning, unless it asked to keep it.
+# Only leaves get `.grad`. A non-leaf's gradient is computed on the way and dropped, and reading its `.grad` gives
+# `None` with a warning, unless it asked to keep it.
 
 # %%
 section("2. Gradients of non-leaves: retain_grad()")
-
 
 def non_leaf_grads(lib, retain, x0):
     """(h.grad, x.grad) for z = h·h, h = 2·x at x = x0, with or without h.retain_grad()."""
@@ -82,7 +80,6 @@ def non_leaf_grads(lib, retain, x0):
         warnings.simplefilter("ignore")            # the warning that h.grad of a non-leaf is not kept
         h_grad = h.grad
     return (None if h_grad is None else h_grad.item()), x.grad.item()
-
 
 x0 = 2.0
 for retain in (False, True):
@@ -98,12 +95,11 @@ check("with retain_grad(): (h.grad, x.grad) = (2h, 8x)", non_leaf_grads(mg, True
 # %% [markdown]
 # ## autograd.grad: gradients without .grad
 #
-# `mg.autograd.grad(outputs, inputs)` returns the gradients instead of adding them into `.grad`: handy when
-# the gradient is a value you compute with, not an update.
+# `mg.autograd.grad(outputs, inputs)` returns the gradients instead of adding them into `.grad`: handy when the gradient
+# is a value you compute with, not an update.
 
 # %%
 section("3. autograd.grad: gradients without .grad")
-
 
 def grad_then_backward(lib):
     """[what autograd.grad returns, x.grad after it (set to 100 before), x.grad after a backward]."""
@@ -114,7 +110,6 @@ def grad_then_backward(lib):
     (x * 3).backward()
     return result + [x.grad.item()]
 
-
 ours = grad_then_backward(mg)
 print("autograd.grad returned", ours[0], "| x.grad untouched:", ours[1], "| backward() adds instead:", ours[2])
 check("[autograd.grad, x.grad untouched, x.grad after backward]", ours, [3.0, 100.0, 103.0],
@@ -123,9 +118,8 @@ check("[autograd.grad, x.grad untouched, x.grad after backward]", ours, [3.0, 10
 # %% [markdown]
 # ## Second derivatives: create_graph=True
 #
-# With `create_graph=True`, backward itself is recorded: the gradient comes back as a value with a
-# `grad_fn`, and differentiating it again gives the second derivative. y = x³ at x = 2: dy/dx = 3x² = 12,
-# d²y/dx² = 6x = 12.
+# With `create_graph=True`, backward itself is recorded: the gradient comes back as a value with a `grad_fn`, and
+# differentiating it again gives the second derivative. y = x³ at x = 2: dy/dx = 3x² = 12, d²y/dx² = 6x = 12.
 
 # %%
 section("4. Second derivatives: create_graph=True")
@@ -150,8 +144,8 @@ check("d²y/dx² = 6x", d2y_dx2, 6 * x.item(), torch=lambda: t_d2y, recorded=Rec
       inputs=now)
 
 # %% [markdown]
-# A custom Function gets this for free when its backward is ordinary arithmetic; here the article's
-# SquareAndDouble (lesson 5): d²(2x²)/dx² = 4.
+# A custom Function gets this for free when its backward is ordinary arithmetic; here the article's SquareAndDouble
+# (lesson 5): d²(2x²)/dx² = 4.
 
 # %%
 class SquareAndDouble(mg.Function):
@@ -165,7 +159,6 @@ class SquareAndDouble(mg.Function):
         (x,) = ctx.saved_tensors
         return grad_output * 4 * x
 
-
 x = mg.Value(3.0, requires_grad=True, label="x")
 (g,) = mg.autograd.grad(SquareAndDouble.apply(x), x, create_graph=True)
 (g2,) = mg.autograd.grad(g, x)
@@ -176,8 +169,8 @@ check(f"SquareAndDouble: [d/dx = 4x, d²/dx² = 4] at {x.item():g}", [g.item(), 
 # %% [markdown]
 # ## Anomaly detection: who made the NaN?
 #
-# sqrt(x²) at x = 0: sqrt's derivative there is inf, and inf · 0 in the next node is NaN. By default the
-# NaN just lands in `x.grad`, silently; the narration shows where it appeared:
+# sqrt(x²) at x = 0: sqrt's derivative there is inf, and inf · 0 in the next node is NaN. By default the NaN just lands
+# in `x.grad`, silently; the narration shows where it appeared:
 
 # %%
 section("5. Anomaly detection: who made the NaN?")
@@ -192,9 +185,9 @@ check("x.grad = [nan, 1.0]", [xi.grad for xi in xs], [math.nan, 1.0], torch=lamb
       recorded=Recorded("tensor([nan, 1.])", xs=[0.0, 1.0]), inputs={"xs": [xi.item() for xi in xs]})
 
 # %% [markdown]
-# `detect_anomaly()` checks every backward result for NaN and names the node that made it: here
-# `PowBackward0` (inf · 2 · 0), not `SqrtBackward0`. Its warning shows where that node's forward ran, in
-# this file (or this notebook cell), at the line of the `mg.sum(...)` below:
+# `detect_anomaly()` checks every backward result for NaN and names the node that made it: here `PowBackward0` (inf · 2
+# · 0), not `SqrtBackward0`. Its warning shows where that node's forward ran, in this file (or this notebook cell), at
+# the line of the `mg.sum(...)` below:
 
 # %%
 def torch_anomaly():
@@ -204,7 +197,6 @@ def torch_anomaly():
         with torch.autograd.detect_anomaly():
             t_x = torch.tensor([0.0, 1.0], requires_grad=True)
             (t_x ** 2).sqrt().sum().backward()
-
 
 def this_line():
     """(file, line number) of the code that calls this function: this lesson's file, or its notebook cell."""
@@ -240,16 +232,16 @@ check("the anomaly report points at the forward call, in this file", lines[-1] i
 # Infinities are not flagged, only NaN (as in PyTorch): log at 0 has gradient inf.
 
 # %%
-with mg.autograd.detect_anomaly():
-    x = mg.Value(0.0, requires_grad=True, label="x")
-    x.log().backward()
-print("x.grad =", x.grad)
-if torch:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # anomaly mode warns that it is on and slows backward: not shown
+    with mg.autograd.detect_anomaly():
+        x = mg.Value(0.0, requires_grad=True, label="x")
+        x.log().backward()
+    if torch:
         with torch.autograd.detect_anomaly():
             t_x = torch.tensor(0.0, requires_grad=True)
             t_x.log().backward()
+print("x.grad =", x.grad)
 check("x.grad of log at 0 under detect_anomaly: inf, not flagged", x.grad, math.inf, torch=lambda: t_x.grad,
       recorded=Recorded("tensor(inf), not flagged", x=0.0), inputs={"x": x.item()})
 

@@ -1,15 +1,14 @@
 # %% [markdown]
 # # Lesson 9: Tensors
 #
-# Broadcasting and sum_to, reductions with dim and keepdim, reshape and transpose, matmul's
-# vector-Jacobian product, and a whole Jacobian from one backward pass per output, counted.
+# Broadcasting and sum_to, reductions with dim and keepdim, reshape and transpose, matmul's vector-Jacobian product, and
+# a whole Jacobian from one backward pass per output, counted.
 #
-# A Tensor op runs the same autograd as a Value op: one node per op, a walk in reverse order. What
-# changes is the shape of each gradient. Every input's gradient has that input's shape, and each
-# section below is one rule for getting there. This lesson needs NumPy (`mg.tensor` stores NumPy
-# arrays). Unit U3's exercises write these rules; those that are pieces of your engine (`sum_to`,
-# the reductions' and matmul's backward) plug into it, and `micrograd2 lesson run 9 --engine DIR`
-# runs this lesson on them.
+# A Tensor op runs the same autograd as a Value op: one node per op, a walk in reverse order. What changes is the shape
+# of each gradient. Every input's gradient has that input's shape, and each section below is one rule for getting there.
+# This lesson needs NumPy (`mg.tensor` stores NumPy arrays). Unit U3's exercises write these rules; those that are
+# pieces of your engine (`sum_to`, the reductions' and matmul's backward) plug into it, and `micrograd2 lesson run 9
+# --engine DIR` runs this lesson on them.
 
 # %%
 import numpy as np
@@ -22,13 +21,11 @@ torch = live_torch()  # PyTorch when it is installed: the same experiments then 
 print("PyTorch:", torch.__version__ if torch else "not installed (checks use its recorded output)")
 
 # %% [markdown]
-# Three helpers. `gradients` runs a function of Tensors forward, seeds backward with an upstream
-# gradient `upstream` of the output's shape, and returns each input's `.grad`; it runs on
-# micrograd2 and on PyTorch alike. `nudged` derives the same gradients without autograd, in NumPy:
-# nudge one number of an input by ±1 and see how much L = Σ upstream · output moves (exact here,
-# since L is at most quadratic in any one number). `attempt` turns an error into a result, so that
-# on an engine whose piece raises (`--engine`) the check shows the error, fails, and the lesson
-# goes on.
+# Three helpers. `gradients` runs a function of Tensors forward, seeds backward with an upstream gradient `upstream` of
+# the output's shape, and returns each input's `.grad`; it runs on micrograd2 and on PyTorch alike. `nudged` derives the
+# same gradients without autograd, in NumPy: nudge one number of an input by ±1 and see how much L = Σ upstream · output
+# moves (exact here, since L is at most quadratic in any one number). `attempt` turns an error into a result, so that on
+# an engine whose piece raises (`--engine`) the check shows the error, fails, and the lesson goes on.
 
 # %%
 def gradients(lib, build, inputs, upstream):
@@ -36,7 +33,6 @@ def gradients(lib, build, inputs, upstream):
     leaves = [lib.tensor(x, requires_grad=True) for x in inputs]
     build(*leaves).backward(lib.tensor(upstream))
     return [leaf.grad.tolist() for leaf in leaves]
-
 
 def nudged(build, inputs, upstream):
     """The same gradients by central differences with a step of 1, in NumPy (float64)."""
@@ -55,8 +51,6 @@ def nudged(build, inputs, upstream):
         found.append(grad.tolist())
     return found
 
-
-# %%
 def attempt(compute):
     """compute()'s result, or the error it raised, in one line."""
     try:
@@ -68,8 +62,8 @@ def attempt(compute):
 # %% [markdown]
 # ## Broadcasting, and its backward: sum_to
 #
-# `a + b` with `a` of shape (2, 3) and `b` of shape (3,) adds `b` to each row of `a`: broadcasting
-# copies `b` along the axis it lacks. Each copy receives its own gradient. What does `b` get?
+# `a + b` with `a` of shape (2, 3) and `b` of shape (3,) adds `b` to each row of `a`: broadcasting copies `b` along the
+# axis it lacks. Each copy receives its own gradient. What does `b` get?
 
 # %%
 section("1. Broadcasting, and its backward: sum_to")
@@ -84,7 +78,6 @@ ONES = np.ones((2, 3)).tolist()
 a, b = mg.tensor(A, requires_grad=True), mg.tensor(B, requires_grad=True)
 y = a + b
 attempt(lambda: y.backward(mg.tensor(ONES)))
-print("y =", y.tolist(), "| b.grad =", b.grad)
 copies.reveal(b.grad)
 check("b.grad for y = a + b, upstream ones: one 1 per row b was copied to",
       attempt(lambda: b.grad.tolist()), [2.0, 2.0, 2.0],
@@ -93,27 +86,23 @@ check("b.grad for y = a + b, upstream ones: one 1 per row b was copied to",
                         B=[10.0, 20.0, 30.0]), inputs={"A": A, "B": B})
 
 # %% [markdown]
-# The copies' gradients are added: that is the whole rule. Autograd sums the broadcast gradient
-# down to the input's shape (micrograd2 calls the step `sum_to`): first the leading axes the input
-# lacks, then every axis where the input has size 1 and the output does not, keeping that axis.
-# Here `c` of shape (2, 1) is copied along its size-1 axis; `G` is the upstream gradient.
+# The copies' gradients are added: that is the whole rule. Autograd sums the broadcast gradient down to the input's
+# shape (micrograd2 calls the step `sum_to`): first the leading axes the input lacks, then every axis where the input
+# has size 1 and the output does not, keeping that axis. Here `c` of shape (2, 1) is copied along its size-1 axis; `G`
+# is the upstream gradient.
 
 # %%
 C = [[1.0], [2.0]]
 G = [[1.0, -1.0, 2.0], [0.5, 3.0, -2.0]]
 
-
 def scaled_sum(a, b, c):
     return (a + b) * c
 
-
 ours = attempt(lambda: gradients(mg, scaled_sum, [A, B, C], G))
-print("[a.grad, b.grad, c.grad] =", ours)
 check("(a + b) * c: [a.grad, b.grad, c.grad], each summed over its copies", ours,
       nudged(scaled_sum, [A, B, C], G), torch=lambda: gradients(torch, scaled_sum, [A, B, C], G),
-      recorded=Recorded("tensor([[1., -1., 2.], [1., 6., -4.]]), tensor([2., 5., -2.]), "
-                        "tensor([[55.], [10.]])", A=[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]],
-                        B=[10.0, 20.0, 30.0],
+      recorded=Recorded("tensor([[1., -1., 2.], [1., 6., -4.]]), tensor([2., 5., -2.]), tensor([[55.], [10.]])",
+                        A=[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], B=[10.0, 20.0, 30.0],
                         C=[[1.0], [2.0]], G=[[1.0, -1.0, 2.0], [0.5, 3.0, -2.0]]),
       inputs={"A": A, "B": B, "C": C, "G": G})
 shapes = attempt(lambda: [np.shape(g) for g in ours])
@@ -123,37 +112,32 @@ check("each gradient has its input's shape: (2, 3), (3,) and (2, 1), the size-1 
       recorded="torch.Size([2, 3]), torch.Size([3]), torch.Size([2, 1])")
 
 # %% [markdown]
-# Both at once: `p` of shape (3, 1) meets `x` of shape (2, 3, 2). `p` lacks the leading axis and
-# is copied along its size-1 axis too, so its gradient is the upstream summed over axes 0 and 2.
+# Both at once: `p` of shape (3, 1) meets `x` of shape (2, 3, 2). `p` lacks the leading axis and is copied along its
+# size-1 axis too, so its gradient is the upstream summed over axes 0 and 2.
 
 # %%
 X = [[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], [[-1.0, 0.0], [2.0, -2.0], [0.5, 1.0]]]
 P = [[1.0], [-1.0], [2.0]]
 G3 = np.ones((2, 3, 2)).tolist()
 
-
 def product(x, p):
     return x * p
 
-
 ours = attempt(lambda: gradients(mg, product, [X, P], G3)[1])
-print("p.grad =", ours)
 check("x * p, x (2, 3, 2), p (3, 1): p.grad summed over axes 0 and 2", ours,
       nudged(product, [X, P], G3)[1],
       torch=lambda: gradients(torch, product, [X, P], G3)[1],
       recorded=Recorded("tensor([[ 2.0000], [ 7.0000], [12.5000]])",
-                        X=[[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]],
-                           [[-1.0, 0.0], [2.0, -2.0], [0.5, 1.0]]],
+                        X=[[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], [[-1.0, 0.0], [2.0, -2.0], [0.5, 1.0]]],
                         P=[[1.0], [-1.0], [2.0]], G3=np.ones((2, 3, 2)).tolist()),
       inputs={"X": X, "P": P, "G3": G3})
 
 # %% [markdown]
 # ## Reductions: dim and keepdim
 #
-# `x.sum(dim)` adds along `dim`; `keepdim=True` keeps that axis with size 1. Backward runs the
-# other way: each element of `x` went into one sum, so it receives that sum's upstream gradient,
-# copied back along the summed axis. `x.mean(dim)` is the sum divided by n, the count averaged,
-# and so is its gradient.
+# `x.sum(dim)` adds along `dim`; `keepdim=True` keeps that axis with size 1. Backward runs the other way: each element
+# of `x` went into one sum, so it receives that sum's upstream gradient, copied back along the summed axis.
+# `x.mean(dim)` is the sum divided by n, the count averaged, and so is its gradient.
 
 # %%
 section("2. Reductions: dim and keepdim")
@@ -161,11 +145,8 @@ x = mg.tensor(A, requires_grad=True)
 for r in [x.sum(1), x.sum(1, keepdim=True), x.mean(0), x.sum()]:
     print(f"{r.grad_fn.name():14} shape {r.shape}")
 
-
-
 def reductions(t):
     return [t.sum(1), t.sum(1, keepdim=True), t.mean(0), t.sum()]
-
 
 check("shapes of x.sum(1), x.sum(1, keepdim=True), x.mean(0), x.sum()",
       [r.shape for r in reductions(x)], [(2,), (2, 1), (3,), ()],
@@ -198,24 +179,20 @@ RECORDED = {  # name -> PyTorch's x.grad, and the upstream gradient it was recor
 for name, (f, in_numpy, up) in REDUCTIONS.items():
     check(f"x.grad for {name}, upstream {up}", found[name], nudged(in_numpy, [A], up)[0],
           torch=lambda f=f, up=up: gradients(torch, f, [A], up)[0],
-          recorded=Recorded(RECORDED[name][0], A=[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]],
-                            up=RECORDED[name][1]),
+          recorded=Recorded(RECORDED[name][0], A=[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], up=RECORDED[name][1]),
           inputs={"A": A, "up": up})
 
 # %% [markdown]
 # ## Reshape and transpose: the gradient moves back
 #
-# A view changes no number: it only moves them. Its backward moves the gradient back where each
-# number came from: reshape's reshapes it to the input's shape, transpose's swaps the same two
-# axes.
+# A view changes no number: it only moves them. Its backward moves the gradient back where each number came from:
+# reshape's reshapes it to the input's shape, transpose's swaps the same two axes.
 
 # %%
 section("3. Reshape and transpose: the gradient moves back")
 
-
 def views(t):
     return [t.reshape(3, 2), t.t(), t.transpose(0, 1)]
-
 
 check("the nodes of x.reshape(3, 2), x.t(), x.transpose(0, 1)",
       [v.grad_fn.name() for v in views(mg.tensor(A, requires_grad=True))],
@@ -227,23 +204,19 @@ check("the nodes of x.reshape(3, 2), x.t(), x.transpose(0, 1)",
 G32 = [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]
 MOVES = (lambda t: t.reshape(3, 2), lambda t: t.t())
 moved = attempt(lambda: [gradients(mg, f, [A], G32)[0] for f in MOVES])
-print("x.grad through reshape, then through .t():", moved)
 check("x.grad through reshape(3, 2), then through .t(), upstream [[1, 2], [3, 4], [5, 6]]", moved,
       [nudged(f, [A], G32)[0] for f in (lambda t: t.reshape(3, 2), lambda t: t.T)],
       torch=lambda: [gradients(torch, f, [A], G32)[0] for f in MOVES],
-      recorded=Recorded("tensor([[1., 2., 3.], [4., 5., 6.]]), "
-                        "tensor([[1., 3., 5.], [2., 4., 6.]])",
-                        A=[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]],
-                        G32=[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]),
+      recorded=Recorded("tensor([[1., 2., 3.], [4., 5., 6.]]), tensor([[1., 3., 5.], [2., 4., 6.]])",
+                        A=[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], G32=[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]),
       inputs={"A": A, "G32": G32})
 
 # %% [markdown]
 # ## matmul: a vector-Jacobian product, never the Jacobian
 #
-# C = A @ B, with A of shape n×k and B of shape k×m. Backward receives G = ∂L/∂C (n×m) and must
-# return ∂L/∂A (n×k) and ∂L/∂B (k×m). From C[i, j] = Σ_p A[i, p] B[p, j]:
-# ∂L/∂A[i, p] = Σ_j G[i, j] B[p, j], which is `G @ Bᵀ`, and likewise ∂L/∂B = `Aᵀ @ G`. Two
-# matrix products of the sizes already at hand. The Jacobian of C by A would have (n·m)·(n·k)
+# C = A @ B, with A of shape n×k and B of shape k×m. Backward receives G = ∂L/∂C (n×m) and must return ∂L/∂A (n×k) and
+# ∂L/∂B (k×m). From C[i, j] = Σ_p A[i, p] B[p, j]: ∂L/∂A[i, p] = Σ_j G[i, j] B[p, j], which is `G @ Bᵀ`, and likewise
+# ∂L/∂B = `Aᵀ @ G`. Two matrix products of the sizes already at hand. The Jacobian of C by A would have (n·m)·(n·k)
 # entries:
 
 # %%
@@ -259,26 +232,22 @@ entries = predict("L9.jacobian-size", "C = A @ B, A of shape 3×2, B of shape 2�
 def matmul(a, b):
     return a @ b
 
-
 with mg.trace() as vjp:
     ours = attempt(lambda: gradients(mg, matmul, [MA, MB], GC))
-print("[A.grad, B.grad] =", ours)
 check("[A.grad, B.grad] for C = A @ B: [G @ Bᵀ, Aᵀ @ G]", ours, nudged(matmul, [MA, MB], GC),
       torch=lambda: gradients(torch, matmul, [MA, MB], GC),
-      recorded=Recorded("tensor([[3.0000, 19.0000], [1.5000, 3.0000], [-3.0000, -4.0000]]), "
-                        "tensor([[11.0000, -1.0000, -4.0000, 10.5000], [14.0000, 0.0000, -2.0000, "
-                        "16.0000]])",
-                        MA=[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]],
-                        MB=[[1.0, 0.0, 2.0, -1.0], [0.0, 1.0, 3.0, 2.0]],
+      recorded=Recorded("tensor([[3.0000, 19.0000], [1.5000, 3.0000], [-3.0000, -4.0000]]), tensor([[11.0000, "
+                        "-1.0000, -4.0000, 10.5000], [14.0000, 0.0000, -2.0000, 16.0000]])",
+                        MA=[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], MB=[[1.0, 0.0, 2.0, -1.0], [0.0, 1.0, 3.0, 2.0]],
                         GC=[[1.0, 2.0, 3.0, 4.0], [0.0, -1.0, 1.0, 0.5], [2.0, 0.0, -2.0, 1.0]]),
       inputs={"MA": MA, "MB": MB, "GC": GC})
 check("G @ Bᵀ and Aᵀ @ G, in NumPy: the same", ours,
       [(np.array(GC) @ np.array(MB).T).tolist(), (np.array(MA).T @ np.array(GC)).tolist()])
 
 # %% [markdown]
-# The long way round, for comparison: the whole Jacobian of C by A
-# (`mg.autograd.functional.jacobian`, one backward pass per entry of C), then G, flattened, times
-# it. The same gradient, at the cost of n·m backward passes and (n·m)·(n·k) numbers.
+# The long way round, for comparison: the whole Jacobian of C by A (`mg.autograd.functional.jacobian`, one backward pass
+# per entry of C), then G, flattened, times it. The same gradient, at the cost of n·m backward passes and (n·m)·(n·k)
+# numbers.
 
 # %%
 def jacobian_way(lib):
@@ -287,7 +256,6 @@ def jacobian_way(lib):
     flat = np.array(jac.tolist()).reshape(len(GC) * len(GC[0]), -1)
     return (np.array(GC).reshape(-1) @ flat).reshape(np.shape(MA)).tolist(), tuple(jac.shape)
 
-
 with mg.trace() as t:
     long_way = attempt(lambda: jacobian_way(mg))
 entries.reveal(int(np.prod(long_way[1])) if isinstance(long_way, tuple) else long_way)
@@ -295,8 +263,8 @@ check("vec(G) · Jacobian = A.grad, from a Jacobian of shape (3, 4, 3, 2)", long
       (ours[0] if isinstance(ours, list) else ours, (3, 4, 3, 2)),
       torch=lambda: jacobian_way(torch),
       recorded=Recorded("tensor([[3.0000, 19.0000], [1.5000, 3.0000], [-3.0000, -4.0000]]), "
-                        "torch.Size([3, 4, 3, 2])", MA=[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]],
-                        MB=[[1.0, 0.0, 2.0, -1.0], [0.0, 1.0, 3.0, 2.0]],
+                        "torch.Size([3, 4, 3, 2])",
+                        MA=[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], MB=[[1.0, 0.0, 2.0, -1.0], [0.0, 1.0, 3.0, 2.0]],
                         GC=[[1.0, 2.0, 3.0, 4.0], [0.0, -1.0, 1.0, 0.5], [2.0, 0.0, -2.0, 1.0]]),
       inputs={"MA": MA, "MB": MB, "GC": GC})
 check("backward passes: the Jacobian way, then the VJP", [len(t.passes), len(vjp.passes)],
@@ -305,10 +273,10 @@ check("backward passes: the Jacobian way, then the VJP", [len(t.passes), len(vjp
 # %% [markdown]
 # ## A whole Jacobian from m backward passes
 #
-# A backward pass seeded with v computes vᵀJ: one combination of J's rows. Seed it with the
-# one-hot vector e_i and you get row i. So the Jacobian of f: Rⁿ → Rᵐ takes m backward passes
-# through one recorded forward pass (kept with `retain_graph=True`), each visiting every node of
-# the graph once. Here f(x) = (W * x * x).sum(1): n = 3 inputs, m = 2 outputs.
+# A backward pass seeded with v computes vᵀJ: one combination of J's rows. Seed it with the one-hot vector e_i and you
+# get row i. So the Jacobian of f: Rⁿ → Rᵐ takes m backward passes through one recorded forward pass (kept with
+# `retain_graph=True`), each visiting every node of the graph once. Here f(x) = (W * x * x).sum(1): n = 3 inputs, m = 2
+# outputs.
 
 # %%
 section("5. A whole Jacobian from m backward passes")

@@ -1,14 +1,13 @@
 # %% [markdown]
 # # Lesson 10: Beyond reverse mode
 #
-# Forward mode with dual numbers against torch.func.jvp, Hessian-vector products by double
-# backward, and checkpointing with the memory it saves counted.
+# Forward mode with dual numbers against torch.func.jvp, Hessian-vector products by double backward, and checkpointing
+# with the memory it saves counted.
 #
-# Reverse mode, lessons 1 to 9, gives the gradient of one output with respect to every input in
-# one backward pass. Three tools go past it: forward mode, when there are few inputs and many
-# outputs; second derivatives along a direction, without the whole Hessian; and checkpointing,
-# which keeps less of the graph and computes part of it twice. This lesson needs NumPy. Unit U4's
-# exercises write each of them.
+# Reverse mode, lessons 1 to 9, gives the gradient of one output with respect to every input in one backward pass. Three
+# tools go past it: forward mode, when there are few inputs and many outputs; second derivatives along a direction,
+# without the whole Hessian; and checkpointing, which keeps less of the graph and computes part of it twice. This lesson
+# needs NumPy. Unit U4's exercises write each of them.
 
 # %%
 import math
@@ -27,8 +26,8 @@ print("PyTorch:", torch.__version__ if torch else "not installed (checks use its
 # %% [markdown]
 # ## Forward mode: dual numbers
 #
-# A dual number a + ȧε, with ε² = 0, carries a value and its derivative along one direction.
-# Arithmetic on it is the chain rule, one op at a time:
+# A dual number a + ȧε, with ε² = 0, carries a value and its derivative along one direction. Arithmetic on it is the
+# chain rule, one op at a time:
 #
 # ```
 # (a + ȧε) + (b + ḃε) = (a + b) + (ȧ + ḃ)ε
@@ -36,13 +35,11 @@ print("PyTorch:", torch.__version__ if torch else "not installed (checks use its
 # sin(a + ȧε)         = sin a + (cos a)·ȧ ε
 # ```
 #
-# So one forward pass on duals gives f(x) and J·v, the derivative along v: a Jacobian-vector
-# product, with no graph kept. PyTorch calls the primal and the tangent by these names
-# (`torch.func.jvp`, `torch.autograd.forward_ad`).
+# So one forward pass on duals gives f(x) and J·v, the derivative along v: a Jacobian-vector product, with no graph
+# kept. PyTorch calls the primal and the tangent by these names (`torch.func.jvp`, `torch.autograd.forward_ad`).
 
 # %%
 section("1. Forward mode: dual numbers")
-
 
 class Dual:
     """primal + tangent·ε, ε² = 0."""
@@ -66,7 +63,6 @@ class Dual:
     def sin(self):
         return Dual(math.sin(self.primal), math.cos(self.primal) * self.tangent)
 
-
 def as_dual(x):
     """A plain number is a dual whose tangent is 0."""
     return x if isinstance(x, Dual) else Dual(x)
@@ -84,13 +80,12 @@ def torch_jvp(fn, primals, tangents):
 
 
 # %% [markdown]
-# f(a, b) = a·b + sin a, written once: it runs on duals, on Values and on PyTorch's tensors.
-# Along v = (1, 0.5), J·v = (b + cos a)·1 + a·0.5.
+# f(a, b) = a·b + sin a, written once: it runs on duals, on Values and on PyTorch's tensors. Along v = (1, 0.5), J·v =
+# (b + cos a)·1 + a·0.5.
 
 # %%
 def f(a, b):
     return a * b + a.sin()
-
 
 AB, V = (2.0, 3.0), (1.0, 0.5)
 out = f(*[Dual(x, v) for x, v in zip(AB, V)])
@@ -112,14 +107,12 @@ check("reverse mode's gradient · v = forward mode's J·v", sum(g * v for g, v i
       out.tangent)
 
 # %% [markdown]
-# Which mode costs less depends on the shape of J. Forward mode gives one column of J per pass
-# (one input direction); reverse mode one row per backward pass (one output). A curve
-# g: R → R³ has a 3×1 Jacobian:
+# Which mode costs less depends on the shape of J. Forward mode gives one column of J per pass (one input direction);
+# reverse mode one row per backward pass (one output). A curve g: R → R³ has a 3×1 Jacobian:
 
 # %%
 def g(t):
     return [t * t, t.sin(), t * t.sin()]
-
 
 T0 = 0.5
 prediction = ...  # your answer here (a number)
@@ -133,7 +126,8 @@ outputs = g(t0)
 with mg.trace() as traced:
     by_rows = [mg.autograd.grad(o, t0, retain_graph=True)[0] for o in outputs]
 rows.reveal(len(traced.passes))
-print("forward mode, 1 pass:", column, "| reverse mode,", len(traced.passes), "passes:", by_rows)
+print("forward mode, 1 pass:", column)
+print(f"reverse mode, {len(traced.passes)} passes:", by_rows)
 check("dg/dt = [2t, cos t, sin t + t·cos t], by forward and by reverse mode", [column, by_rows],
       [[2 * T0, math.cos(T0), math.sin(T0) + T0 * math.cos(T0)]] * 2,
       torch=lambda: [[x.item() for x in torch_jvp(g, [T0], [1.0])[1]]] * 2,
@@ -142,16 +136,14 @@ check("dg/dt = [2t, cos t, sin t + t·cos t], by forward and by reverse mode", [
 check("[forward passes, backward passes] for the 3×1 Jacobian", [1, len(traced.passes)], [1, 3])
 
 # %% [markdown]
-# A loss has one output and many inputs (every parameter): one backward pass gives all of its
-# gradient, where forward mode would need one pass per parameter. That is why training uses
-# reverse mode.
+# A loss has one output and many inputs (every parameter): one backward pass gives all of its gradient, where forward
+# mode would need one pass per parameter. That is why training uses reverse mode.
 #
 # ## Hessian-vector products: double backward
 #
-# The Hessian H of f: Rⁿ → R has n² entries. Its product with a vector v needs none of them:
-# H·v is the gradient of g·v, where g = ∇f was computed with `create_graph=True`, so that the
-# backward pass itself was recorded and can be differentiated. Here f(x) = q², q = Σ xᵢ², so
-# g = 4q·x, H = 4q·I + 8·x·xᵀ, and H·v = 4q·v + 8·(x·v)·x.
+# The Hessian H of f: Rⁿ → R has n² entries. Its product with a vector v needs none of them: H·v is the gradient of g·v,
+# where g = ∇f was computed with `create_graph=True`, so that the backward pass itself was recorded and can be
+# differentiated. Here f(x) = q², q = Σ xᵢ², so g = 4q·x, H = 4q·I + 8·x·xᵀ, and H·v = 4q·v + 8·(x·v)·x.
 
 # %%
 section("2. Hessian-vector products: double backward")
@@ -160,10 +152,8 @@ prediction = ...  # your answer here (a number)
 double = predict("L10.hvp-passes", "How many backward passes compute H·v here, with n = 3 inputs?",
                  answer=prediction)
 
-
 def square_norm_squared(x):
     return (x * x).sum() ** 2
-
 
 def torch_gradient():
     """∇f at X0 in PyTorch, recorded (create_graph=True)."""
@@ -195,17 +185,14 @@ check("backward passes for H·v: 2, whatever n is", len(traced.passes), 2)
 # %% [markdown]
 # ## Checkpointing: memory for compute
 #
-# Until backward, a graph keeps every node of the forward pass and what each saved: `tanh` saves
-# its output. A checkpoint records a whole segment as ONE node that saves only its input. Its
-# forward runs the segment under `no_grad`; its backward runs the segment again, this time
-# recorded, and backpropagates through that fresh graph. PyTorch's
-# `torch.utils.checkpoint.checkpoint(fn, x, use_reentrant=True)` is this design. Here it is as a
-# custom Function (lesson 5), on Tensors: its `forward` receives NumPy arrays, its `backward`
-# Tensors.
+# Until backward, a graph keeps every node of the forward pass and what each saved: `tanh` saves its output. A
+# checkpoint records a whole segment as ONE node that saves only its input. Its forward runs the segment under
+# `no_grad`; its backward runs the segment again, this time recorded, and backpropagates through that fresh graph.
+# PyTorch's `torch.utils.checkpoint.checkpoint(fn, x, use_reentrant=True)` is this design. Here it is as a custom
+# Function (lesson 5), on Tensors: its `forward` receives NumPy arrays, its `backward` Tensors.
 
 # %%
 section("3. Checkpointing: memory for compute")
-
 
 class Checkpointed(mg.Function):
     """segment(x) as one node: forward keeps only x, backward runs segment again."""
@@ -233,20 +220,17 @@ class Checkpointed(mg.Function):
 N, SIZE = 8, 1000
 runs: list[int] = []  # one entry per run of the segment
 
-
 def chain(x):
     runs.append(1)
     for _ in range(N):
         x = x.tanh()
     return x
 
-
 def kept(y, x):
     """[nodes, saved values, bytes of saved arrays] of y's graph (AccumulateGrad, x left out)."""
     nodes = [n for n in graph_nodes([y]) if not n.name().endswith("AccumulateGrad")]
     saved = sum(len(saved_items(n)) for n in nodes)
     return [len(nodes), saved, kept_bytes(y, [x])[0]]
-
 
 prediction = ...  # your answer here (a number)
 one_node = predict("L10.checkpoint", f"After the forward pass, how many nodes does the "
@@ -263,8 +247,8 @@ print("[nodes, saved values, bytes] without the checkpoint:", memory[0], "| with
 show_graph(checkpointed, "The checkpointed chain's graph: one node above the leaf")
 
 # %% [markdown]
-# PyTorch's graphs, measured the same way: the nodes reachable from `y.grad_fn`, and each tensor a
-# node saves, seen by `torch.autograd.graph.saved_tensors_hooks` as the forward runs.
+# PyTorch's graphs, measured the same way: the nodes reachable from `y.grad_fn`, and each tensor a node saves, seen by
+# `torch.autograd.graph.saved_tensors_hooks` as the forward runs.
 
 # %%
 def torch_kept(run, x):
@@ -277,13 +261,11 @@ def torch_kept(run, x):
     extra = [s for s in saved if s.untyped_storage().data_ptr() != mine]
     return [len(nodes), len(saved), sum(s.numel() * s.element_size() for s in extra)]
 
-
 def torch_both():
     t_x = torch.linspace(-2.0, 2.0, SIZE, requires_grad=True)
     return [torch_kept(lambda: chain(t_x), t_x),
             torch_kept(lambda: torch.utils.checkpoint.checkpoint(chain, t_x, use_reentrant=True),
                        t_x)]
-
 
 check(f"[nodes, saved values, bytes] after forward, without and with the checkpoint ({N} tanh)",
       memory, [[N, N, N * SIZE * 4], [1, 1, 0]], torch=torch_both,

@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .page import INDENT, PAGE, fit
+
 # NOTE [A cell's passes]
 # A cell that trains runs dozens of backward passes, each like the one before.  At the default
 # verbosity the narrator traces the first TRACED passes of a cell and then stops listening (the
@@ -18,8 +20,13 @@ from typing import Any
 # time its graph (the nodes the walk visits, in order) appears in the lesson, up to MAX_DETAILED
 # passes a cell; a pass whose graph was narrated before, in this cell or an earlier one, gets its
 # one summary line.  ``full`` traces and narrates every pass of every cell.  Passes are told in the
-# order they ran, numbered within their cell from 1, and steps within their pass from 1.
-TRACED, MAX_DETAILED = 3, 2
+# order they ran, numbered within their cell from 1, and steps within their pass from 1.  A pass of
+# more than LONG steps (a model's training step) is told in its one line too: its first and last
+# steps say little of a graph that size, and ``--verbosity full`` tells every step.  After such a
+# pass the narrator stops listening at once: a training loop's next steps are like it, and tracing
+# the forward ops of a graph that size is most of what a lesson's narration costs.
+TRACED, MAX_DETAILED, LONG = 2, 1, 50
+
 
 
 class CellNarrator:
@@ -60,10 +67,12 @@ class CellNarrator:
             self.traced, self.passes_before = 0, events.passes_run()
             self.traced_before = len(self.tracers[0].passes) if self.narrating else 0
 
-    def _pass_ended(self, tracer: Any, _pass: Any) -> None:
-        """Stop listening once the cell has run TRACED passes (NOTE [A cell's passes])."""
+    def _pass_ended(self, tracer: Any, pass_: Any) -> None:
+        """Stop listening once the cell has run TRACED passes, or one of more than LONG steps
+        (NOTE [A cell's passes])."""
         self.traced += 1
-        if self.traced == TRACED and tracer.active:
+        long = sum(e.kind == "backward" and e.pass_no == pass_.pass_no for e in tracer.events) > LONG
+        if (self.traced == TRACED or long) and tracer.active:
             tracer.__exit__(None, None, None)
 
     def stop(self) -> str:
@@ -113,8 +122,8 @@ class CellNarrator:
         text = "\n".join(part for part in parts if part.strip())
         if not text:
             return ""
-        body = "\n".join(f"    {line}".rstrip() for line in text.splitlines())
-        return f"\n  What autograd did (the tracer's narration):\n{body}"
+        body = "\n".join(fit(f"{INDENT}{line}".rstrip(), PAGE) for line in text.splitlines())
+        return f"  What autograd did (the tracer's narration):\n{body}"
 
     def _detailed(self, events: list[Any]) -> set[int]:
         """The passes narrated step by step: every one at ``full``; else those whose graph is new
@@ -129,7 +138,7 @@ class CellNarrator:
         detailed: set[int] = set()
         for n in numbers:
             graph = tuple(visits[n])
-            if len(detailed) < MAX_DETAILED and graph not in self.narrated:
+            if len(detailed) < MAX_DETAILED and len(graph) <= LONG and graph not in self.narrated:
                 detailed.add(n)
                 self.narrated.add(graph)
         return detailed

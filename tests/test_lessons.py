@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import itertools
 import json
 import os
 import re
@@ -60,6 +61,40 @@ def test_every_check_of_the_lesson_passes(number: int, capsys: pytest.CaptureFix
     assert result.problem is None, result.problem
     assert len(result.checks) >= 8
     assert all(c.ok for c in result.checks)
+
+
+# The checks each lesson makes, at least (issue 35: a shorter output keeps every check).
+CHECKS = {1: 21, 2: 23, 3: 13, 4: 18, 5: 8, 6: 36, 7: 19, 8: 12, 9: 17, 10: 10}
+
+
+@pytest.mark.parametrize("number", NUMBERS)
+def test_no_lesson_drops_a_check(number: int, capsys: pytest.CaptureFixture[str]) -> None:
+    result, _ = ran(number, capsys)
+    assert len(result.checks) >= CHECKS[number]
+
+
+# -- output a class can read (issue 35 §5) -------------------------------------------------------------------
+PAGE, FIRST_EIGHT, A_NEW_LESSON = 120, 3000, 400  # columns a line; lines of lessons 1-8 together; of 9, of 10
+ROUNDED = re.compile(r"= (\S+), rounded to \w+: (\S+)$")
+
+
+def test_no_line_of_the_lessons_is_wider_than_the_page(capsys: pytest.CaptureFixture[str]) -> None:
+    wide = [(n, line) for n in NUMBERS for line in ran(n, capsys)[1].splitlines() if len(line) > PAGE]
+    assert wide == [], f"{len(wide)} lines over {PAGE} columns, first {wide[:1]}"
+
+
+# The lessons' own source, echoed cell by cell by the runner (micrograd2/commands/lesson_cells.py), is
+# about 1,450 of lessons 1-8's lines: the limits need that echo shortened there, or the lessons cut.
+@pytest.mark.xfail(strict=True, reason="lessons 1-8: 3,234 lines, lesson 9: 423 (issue 35 §5: 3,000 and 400)")
+def test_the_lessons_are_short_enough_to_read_in_class(capsys: pytest.CaptureFixture[str]) -> None:
+    lines = {n: len(ran(n, capsys)[1].splitlines()) for n in NUMBERS}
+    assert sum(lines[n] for n in NUMBERS if n <= 8) <= FIRST_EIGHT, lines
+    assert all(lines[n] <= A_NEW_LESSON for n in NUMBERS if n > 8), lines
+
+
+def test_a_value_said_to_be_rounded_shows_the_rounding(capsys: pytest.CaptureFixture[str]) -> None:
+    said = [m.groups() for n in NUMBERS for m in map(ROUNDED.search, ran(n, capsys)[1].splitlines()) if m]
+    assert said and all(before != after for before, after in said), said
 
 
 @pytest.mark.parametrize("number", NUMBERS)
@@ -146,7 +181,7 @@ def test_lesson_3_follows_an_edit_of_its_loop(tmp_path: Path, no_torch: str) -> 
     assert ("run live" in done.stdout) == (HAS_TORCH and not no_torch)
     if no_torch:  # the recorded tensor([9.]) was for 3 passes: it is said not to apply, and not counted
         assert "PyTorch (recorded): tensor([9.]) for passes=3: does not apply to these inputs" in done.stdout
-        assert "9 against PyTorch's recorded output, 4 against the lesson's own numbers only" in done.stdout
+        assert "9 against PyTorch's recorded output, 4 lesson-only" in done.stdout
 
 
 @pytest.mark.skipif(not HAS_TORCH, reason="the README quotes lesson 3 as it runs with PyTorch installed")
@@ -155,8 +190,9 @@ def test_the_readme_quotes_the_summary_line_lesson_3_really_prints(capsys: pytes
     line = next(t for t in text.splitlines() if t.startswith("✓ Lesson 3:"))
     readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
     assert f"`{line}`" in readme
-    tools = " ".join((ROOT / "lessons" / "tools.py").read_text(encoding="utf-8").split())
-    assert f"{line} " in tools and f"``{line[2:]}``" in tools  # the module's example and summary_line's
+    tools, checks = (" ".join((ROOT / "lessons" / name).read_text(encoding="utf-8").split())
+                     for name in ("tools.py", "checks.py"))
+    assert f"{line} " in tools and f"``{line[2:]}``" in checks  # the lessons' example and summary_line's
 
 
 def test_a_failing_check_makes_the_python_run_exit_1_with_the_reason(tmp_path: Path) -> None:
@@ -214,6 +250,14 @@ def run_without_torch(path: Path, monkeypatch: pytest.MonkeyPatch,
     return result, capsys.readouterr().out
 
 
+def check_line(out: str, label: str) -> str:
+    """The check line that starts with ``label``, with the lines it goes on to (its value, PyTorch's)."""
+    lines = out.splitlines()
+    at = next(i for i, t in enumerate(lines) if t.startswith(f"  ✓ {label}"))
+    going_on = itertools.takewhile(lambda t: t.startswith("      "), lines[at + 1:])
+    return " ".join([lines[at], *(t.strip() for t in going_on)])
+
+
 @pytest.mark.parametrize("number", sorted(INPUT_EDITS))
 def test_an_edited_input_makes_its_recorded_output_not_apply_and_not_count(
         number: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
@@ -227,7 +271,7 @@ def test_an_edited_input_makes_its_recorded_output_not_apply_and_not_count(
     before, _ = run_without_torch(as_given, monkeypatch, capsys)
     after, out = run_without_torch(mine, monkeypatch, capsys)
     assert before.problem is None and after.problem is None, after.problem or before.problem
-    line = next(t for t in out.splitlines() if t.startswith(f"  ✓ {label}"))
+    line = check_line(out, label)
     assert "PyTorch (recorded):" in line and "does not apply to these inputs, not counted" in line, line
     recorded = [sum(c.against == "recorded" for c in r.checks) for r in (before, after)]
     assert recorded[1] == recorded[0] - dropped and len(after.checks) == len(before.checks)
