@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from micrograd2.commands.lesson_cells import Printer, cells, header
+from micrograd2.commands.lesson_cells import Printer, cells, echoed, header
 
 
 def test_cells_split_at_percent_lines_and_keep_real_line_numbers() -> None:
@@ -29,3 +29,19 @@ def test_quiet_printing_writes_nothing() -> None:
     printer.code("x = 1\n")
     printer.prose("Text.\n")
     assert stream.getvalue() == ""
+
+
+def test_the_echo_shows_a_run_of_checks_in_one_line_that_says_where_they_are() -> None:
+    source = ("x = 1\n\ncheck('a', x, 1)\ncheck('b', x,\n      1)\nprint(x)\n"
+              "raises('c', lambda: 1 / 0,\n       ZeroDivisionError)\n")
+    assert echoed(source, 10, "01_graph.py") == [
+        "x = 1",
+        "check(...) × 2  # 01_graph.py:12-14; each result below",
+        "print(x)",
+        "raises(...)  # 01_graph.py:16-17; its result below",
+    ]
+
+
+def test_the_echo_keeps_a_one_line_check_and_code_it_cannot_parse() -> None:
+    assert echoed("check('a', 1, 1)\n") == ["check('a', 1, 1)"]
+    assert echoed("x = (\n\ncheck(\n") == ["x = (", "check("]

@@ -11,6 +11,7 @@ real line numbers, so tracebacks and anomaly reports point into the file.
 """
 from __future__ import annotations
 
+import ast
 import builtins
 import contextlib
 import io
@@ -114,10 +115,46 @@ class Printer:
             else:
                 self.write(line)
 
-    def code(self, source: str) -> None:
+    def code(self, source: str, line: int = 1, file: str = "") -> None:
+        """A code cell's source with a ``│`` gutter, as ``echoed`` shortens it."""
         self.write("")
-        for line in source.rstrip("\n").splitlines():
-            self.write(f"  │ {line}".rstrip(), "code")
+        for text in echoed(source, line, file):
+            self.write(f"  │ {text}".rstrip(), "code")
+
+
+# NOTE [What the runner echoes]
+# The runner prints each code cell's source before its output, so that a class reads the code
+# beside what it did. Two things would only lengthen that: blank lines, and the code of the checks,
+# whose results follow at once, one ✓ line each naming what it checked. A run of check() or raises()
+# calls is echoed as one line that says how many there are and where they are in the file.
+CHECKS = ("check", "raises")
+
+
+def echoed(source: str, line: int = 1, file: str = "") -> list[str]:
+    """The lines of a code cell to echo (NOTE [What the runner echoes]); ``line`` is where it starts
+    in ``file``."""
+    lines = source.rstrip("\n").splitlines()
+    try:
+        body = ast.parse(source).body
+    except SyntaxError:  # the run will say what is wrong: echo it as it is
+        return [text for text in lines if text.strip()]
+    runs: list[list[ast.stmt]] = [[]]
+    for statement in body:
+        call = statement.value if isinstance(statement, ast.Expr) else None
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in CHECKS:
+            runs[-1].append(statement)
+        elif runs[-1]:
+            runs.append([])
+    shown = list(lines)
+    for run in runs:
+        first, last = (run[0].lineno, run[-1].end_lineno or run[-1].lineno) if run else (0, 0)
+        if last > first:
+            where = f"{file}:{first + line - 1}-{last + line - 1}" if file else f"lines {first}-{last}"
+            many = f" × {len(run)}  # {where}; each result below" if len(run) > 1 else \
+                f"  # {where}; its result below"
+            shown[first - 1] = f"{run[0].value.func.id}(...){many}"  # type: ignore[attr-defined]
+            shown[first:last] = [""] * (last - first)
+    return [text for text in shown if text.strip()]
 
 
 @dataclass
@@ -136,7 +173,7 @@ def run_script(path: Path, text: str, narrator: Any, printer: Printer) -> Stop |
             if cell.kind == "markdown":
                 printer.prose(cell.source)
                 continue
-            printer.code(cell.source)
+            printer.code(cell.source, cell.line, path.name)
             stop = _run_cell(cell, path, namespace, narrator, printer)
             if stop is not None:
                 return stop
