@@ -1,8 +1,8 @@
 """What fits the page: no line a lesson's tools write is wider than PAGE columns.
 
 ``fit(line, width)`` summarizes the vectors of a line too wide, as PyTorch prints a long tensor
-(``[0.1, 0.2, 0.3, ..., 0.8, 0.9, 1.0]``), and cuts what still does not fit after its last whole
-item, marked ``…``.  The narration under each cell and the check lines use it.
+(``[0.1, 0.2, 0.3, ..., 0.8, 0.9, 1.0]``), and breaks what still does not fit after a whole item,
+the rest on the lines below.  The narration under each cell and the check lines use it.
 """
 from __future__ import annotations
 
@@ -13,19 +13,19 @@ import re
 # such a line ran to 300 columns.  Each line a lesson's tools write (a narration, a check) fits PAGE
 # columns.  A wider line has its vectors summarized as PyTorch summarizes a long tensor, its first and
 # last items around ``...`` (3 of each, then 2, then 1, until the line fits); what still does not fit
-# is cut after its last whole item, marked ``…``.  ``--verbosity full`` narrates, and ``mg.trace()``
+# goes on the lines below, broken after a whole item: a remark at a line's end (a rounding) is kept.  ``--verbosity full`` narrates, and ``mg.trace()``
 # keeps, every number.
 PAGE = 120
-INDENT = "    "  # a narration line's indent under its cell: never cut inside it
+INDENT = "    "  # a narration line's indent under its cell: never broken inside it
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*(?:e[-+]?\d+)?|inf|nan)|None|\.\.\.")  # "...": summarized already
-_BREAKS = (", ", "; ", "   ")  # where a line may be cut: after a whole item
+_BREAKS = (", ", "; ", "   ")  # where a line may break: after a whole item
 
 
 def fit(line: str, width: int) -> str:
-    """``line`` within ``width`` columns (ANSI colours take none): its arrays summarized, then cut
-    after its last whole item (NOTE [A line fits the page])."""
-    return shortened(line, width) or _cut(summarize_arrays(line, 1), width)
+    """``line`` within ``width`` columns (ANSI colours take none): its arrays summarized, then
+    broken after its last whole item that fits (NOTE [A line fits the page])."""
+    return shortened(line, width) or _wrapped(summarize_arrays(line, 1), width)
 
 
 def shortened(line: str, width: int) -> str | None:
@@ -92,15 +92,16 @@ def _width(line: str) -> int:
     return len(_ANSI.sub("", line))
 
 
-def _cut(line: str, width: int) -> str:
-    """``line`` cut before its last break outside brackets that leaves room for `` …`` in ``width``
-    (never inside its indent); before its last break inside them where that keeps more than half."""
+def _wrapped(line: str, width: int) -> str:
+    """``line`` broken before its last break outside brackets that fits ``width`` (never inside its
+    indent; before one inside them where that keeps more than half), the rest on lines below,
+    indented under it: nothing a line says is dropped."""
     plain, raw_at = "", []  # the visible text, and where each of its characters is in ``line``
     for match in re.finditer(r"\x1b\[[0-9;]*m|.", line, re.S):
         if not match.group().startswith("\x1b"):
             plain += match.group()
             raw_at.append(match.start())
-    room, depth, end, inside = width - 2, 0, -1, -1
+    room, depth, end, inside = width, 0, -1, -1
     text_from = len(plain) - len(plain.lstrip())
     for i, char in enumerate(plain[:room + 1]):
         depth += (char in "[(") - (char in "])")
@@ -110,4 +111,5 @@ def _cut(line: str, width: int) -> str:
     if end >= len(plain):
         return line
     tail = "\x1b[0m" if _ANSI.search(line) else ""
-    return f"{line[:raw_at[end]]}{tail} …"
+    rest = line[raw_at[end]:].lstrip(" ,;")
+    return f"{line[:raw_at[end]].rstrip()}{tail}\n" + fit(" " * (text_from + 6) + rest, width)

@@ -372,5 +372,14 @@ def test_a_gradient_a_float16_node_rounded_itself_says_so() -> None:
         y.label = "y"
         (y * 0.1).sum().backward()
     text = t.narrate(color=False)  # 0.0999756 × 3 is 0.299927: float16 holds 0.299805
-    assert "→ x: [0.0999756] × 3.0 = [0.299805]   (computed in float16: rounded)" in text
+    assert "→ x: [0.0999756] × 3.0 = [0.299805]   (computed in float16: rounded from [0.299927])" in text
     assert [e.computed_in for e in t.backward_events()][-1] == ("float16", None)
+
+
+def test_a_float16_product_that_came_out_exact_is_not_said_to_be_rounded() -> None:
+    with mg.trace() as t:
+        x = mg.tensor([1.0], requires_grad=True, dtype="float16")
+        x.label = "x"
+        (x * 3.0).sum().backward()  # 1 × 3 = 3 exactly, in float16 too
+    text = t.narrate(color=False)
+    assert "→ x: [1.0] × 3.0 = [3.0]" in text and "rounded" not in text

@@ -253,3 +253,32 @@ def gradient_text(ev: TraceEvent, i: int) -> str:
         return f"{up} × {entry[1](ev, i)} = {format_value(grad)}"
     which = "" if len(ev.grad_inputs) == 1 else f"[{i}]"
     return f"grad_input{which} = {ev.op or ev.node}.backward(ctx, {up}){which} = {format_value(grad)}"
+
+
+# NOTE [Rounded in the node's own arithmetic]
+# A node of a float16 or bfloat16 Tensor computes its gradients in that dtype, so a product may come
+# out rounded. The narration says so only where it happened: when the local derivative is a number
+# or an input's value, the float64 product of the numbers shown is compared with the result, and a
+# difference is told with the exact value; a product that came out exact gets no remark.
+ONE = {"ToCopyBackward0": 1.0, "SumBackward0": 1.0, "NegBackward0": -1.0, "RsubBackward1": -1.0}
+
+
+def exact_product(ev: TraceEvent, i: int) -> Any | None:
+    """``upstream × ∂output/∂input i`` in float64, from the numbers the event holds; None where the
+    local derivative is neither a constant nor one input's value (NOTE [Rounded in the node's own
+    arithmetic])."""
+    import numpy as np  # only a low-precision Tensor's node comes here
+
+    factor: Any = ONE.get(ev.node or "")
+    if factor is None and ev.node == "MulBackward0" and len(ev.inputs) == 2:
+        factor = ev.inputs[1 - i][1]
+    elif factor is None and ev.node == "DotBackward0" and i < 2 * (len(ev.inputs) // 2):
+        n = len(ev.inputs) // 2
+        factor = ev.inputs[i + n if i < n else i - n][1]
+    if factor is None or ev.grad_output is None:
+        return None
+    try:
+        exact = np.asarray(ev.grad_output, np.float64) * np.asarray(factor, np.float64)
+    except (TypeError, ValueError):
+        return None
+    return exact if exact.shape == np.shape(ev.grad_inputs[i][1]) else None

@@ -27,7 +27,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from .formulas import ATOM, EXPLAIN, MAX_LISTED, forward_formula, gradient_text, number, operand
+from .formulas import ATOM, EXPLAIN, MAX_LISTED, exact_product, forward_formula, gradient_text, number, operand
 from .records import Pass, TraceEvent
 from .values import format_value
 
@@ -334,12 +334,26 @@ def _exact(terms: list[Any], total: Any) -> bool:
     return True
 
 
+def _computed_in(ev: TraceEvent, i: int, dtype: str) -> list[tuple[str, str]]:
+    """What the node's own ``dtype`` arithmetic did to input ``i``'s gradient: rounded it (from the
+    exact product), nothing (an exact product), or ``computed in`` where the product is not shown."""
+    import numpy as np  # a low-precision gradient is an array's
+
+    exact = exact_product(ev, i)
+    if exact is None:
+        return [(f"   (computed in {dtype})", "dim")]
+    if np.array_equal(exact, np.asarray(ev.grad_inputs[i][1], np.float64), equal_nan=True):
+        return []
+    shown = format_value(exact.item() if exact.ndim == 0 else exact.tolist())
+    return [(f"   (computed in {dtype}: rounded from {shown})", "dim")]
+
+
 def _rounding(ev: TraceEvent, i: int) -> list[tuple[str, str]]:
     """``, rounded to float16: 0.0``: what the walk made of input ``i``'s gradient on its way
     (NOTE [Rounded on the way] in nodes.py), with all its digits when six would hide the change;
-    ``(computed in float16: rounded)`` when the node's own low-precision arithmetic rounded it."""
-    if i < len(ev.computed_in) and ev.computed_in[i]:  # the node's own arithmetic rounded it
-        return [(f"   (computed in {ev.computed_in[i]}: rounded)", "dim")]
+    ``(computed in float16: rounded from 19656.0)`` when the node's own arithmetic rounded it."""
+    if i < len(ev.computed_in) and ev.computed_in[i]:  # NOTE [Rounded in the node's own arithmetic]
+        return _computed_in(ev, i, ev.computed_in[i])
     for j, dtype, grad in ev.rounded:
         if j == i:
             shown = format_value(grad)
