@@ -13,8 +13,8 @@ import re
 # such a line ran to 300 columns.  Each line a lesson's tools write (a narration, a check) fits PAGE
 # columns.  A wider line has its vectors summarized as PyTorch summarizes a long tensor, its first and
 # last items around ``...`` (3 of each, then 2, then 1, until the line fits); what still does not fit
-# goes on the lines below, broken after a whole item: a remark at a line's end (a rounding) is kept.  ``--verbosity full`` narrates, and ``mg.trace()``
-# keeps, every number.
+# goes on the lines below, broken after a whole item: a remark at a line's end (a rounding) is kept.
+# ``--verbosity full`` narrates, and ``mg.trace()`` keeps, every number.
 PAGE = 120
 INDENT = "    "  # a narration line's indent under its cell: never broken inside it
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")

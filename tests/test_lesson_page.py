@@ -2,8 +2,6 @@
 then is broken after a whole item, the rest on the lines below; colours take no room."""
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from micrograd2.lessons.page import fit

@@ -352,8 +352,9 @@ def _rounding(ev: TraceEvent, i: int) -> list[tuple[str, str]]:
     """``, rounded to float16: 0.0``: what the walk made of input ``i``'s gradient on its way
     (NOTE [Rounded on the way] in nodes.py), with all its digits when six would hide the change;
     ``(computed in float16: rounded from 19656.0)`` when the node's own arithmetic rounded it."""
-    if i < len(ev.computed_in) and ev.computed_in[i]:  # NOTE [Rounded in the node's own arithmetic]
-        return _computed_in(ev, i, ev.computed_in[i])
+    dtype = ev.computed_in[i] if i < len(ev.computed_in) else None
+    if dtype:  # the node's own arithmetic: NOTE [Rounded in the node's own arithmetic]
+        return _computed_in(ev, i, dtype)
     for j, dtype, grad in ev.rounded:
         if j == i:
             shown = format_value(grad)
