@@ -21,7 +21,7 @@ A built-in op declares it instead, as PyTorch's derivatives.yaml does: ``Mul`` h
 
 ``MyMul.apply(x, y)`` unwraps the inputs, runs ``forward``, wraps the result in the inputs' kind
 (``Value`` or ``Tensor``) and, when grad mode is on and an input requires grad, gives it a
-``grad_fn``: a node of class ``MyMulBackward``, which is the very ``ctx`` that ``forward`` filled in.
+``grad_fn``: a node of class ``MyMulBackward``, the very ``ctx`` that ``forward`` filled in.
 """
 from __future__ import annotations
 
