@@ -24,7 +24,8 @@ class Diagram:
     def _repr_svg_(self) -> str | None:
         import micrograd2 as mg
 
-        return mg.viz.svg(mg.draw(self.root, view=self.view))  # type: ignore[no-any-return]
+        # None where dot cannot draw: Jupyter shows repr, and show_graph printed the text tree
+        return mg.viz.notebook_svg(mg.draw(self.root, view=self.view))
 
     def __repr__(self) -> str:
         return f"<the {self.view} graph of {name_of(self.root)}>"

@@ -32,3 +32,16 @@ def test_the_text_graph_walks_next_functions_without_recursion(fresh: Any) -> No
     assert fresh[0].graph is not None and "the autograd graph" in repr(diagram)
     if shutil.which("dot"):
         assert "<svg" in (diagram._repr_svg_() or "")
+
+
+def test_a_diagram_that_cannot_be_drawn_leaves_jupyter_its_text(fresh: Any) -> None:
+    def broken(source: str, fmt: str, timeout_s: float) -> str:
+        raise ValueError("this renderer cannot draw SVG")
+
+    before = mg.viz.set_renderer(broken)
+    try:
+        x = mg.Value(1.0, requires_grad=True, label="x")
+        with pytest.warns(UserWarning, match="shown as text"):
+            assert graphs.Diagram(x * x, "autograd")._repr_svg_() is None
+    finally:
+        mg.viz.set_renderer(before)

@@ -106,8 +106,8 @@ def check_gradients(node: Node, grads: tuple[Gradient | None, ...]) -> None:
             )
             raise RuntimeError(
                 f"Function '{node.name()}' returned nan values in its {i}th output.\n"
-                f"What to do: look at the forward call of {node.name()} in the warning above "
-                "(e.g. sqrt or log at 0, 0 * inf)."
+                f"What to do: look at the forward call of {node.name()} in anomaly mode's warning, "
+                "\"Error detected in\" (e.g. sqrt or log at 0, 0 * inf)."
             )
 
 
