@@ -129,3 +129,36 @@ def test_after_backward_the_saved_values_are_freed_and_shown_so() -> None:
     assert node.saved == (x, x)
     y.backward()
     assert node.saved is FREED and node.saved_entries() is FREED and node.output == 4.0
+
+
+def test_an_op_declares_what_it_keeps_and_when_and_the_node_keeps_just_that() -> None:
+    from micrograd2.autograd.saved import RESULT, Keep
+    from micrograd2.scalar import ops
+
+    assert ops.Mul.keeps == (Keep(0, when=1), Keep(1, when=0))
+    assert ops.Exp.keeps == (Keep(RESULT),)
+    assert ops.Dot.keeps_for(5) == (Keep(0, 2), Keep(1, 3), Keep(2, 0), Keep(3, 1))  # not the bias
+    w = [mg.Value(2.0, requires_grad=True), mg.Value(3.0)]
+    x = [mg.Value(4.0), mg.Value(5.0, requires_grad=True)]
+    node = mg.dot(w, x, 1.0).grad_fn
+    # w0 needs a gradient: x0 kept; x1 needs one: w1 kept; w1 and x0 need none: nothing for them
+    assert node.saved == (None, w[1], x[0], None)
+
+
+def test_a_custom_function_keeps_what_its_forward_saved() -> None:
+    class Cube(mg.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x ** 3
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            return grad * 3 * x ** 2
+
+    x = mg.Value(2.0, requires_grad=True)
+    y = Cube.apply(x)
+    assert Cube.keeps is None and y.grad_fn.saved == (x,)
+    y.backward()
+    assert x.grad == 12.0
