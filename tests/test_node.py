@@ -2,6 +2,8 @@
 test_saved.py's."""
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 import micrograd2 as mg
@@ -124,3 +126,24 @@ def test_a_node_shows_its_saved_values_inputs_and_output() -> None:
     assert node.saved_entries() == (("self", "other", None, None), ("other", "other", None, 2.0))
 
 
+
+
+def test_the_edges_written_out_for_one_or_two_inputs_are_the_ones_init_builds() -> None:
+    """NOTE [A node's edges, by its number of inputs]: every case of a needing tuple, a leaf, a
+    non-leaf and an output of a node of several outputs (edge to output 1)."""
+    from micrograd2.autograd.function import EDGES, BackwardNode
+    from micrograd2.scalar import ops
+
+    leaf = mg.Value(1.0, requires_grad=True)
+    made = leaf * 2.0
+    second = mg.tensor([1.0, 2.0], requires_grad=True).unbind()[1]  # output_nr 1
+    for n, cls in ((1, ops.Exp._node_class), (2, ops.Mul._node_class)):
+        assert cls.__init__ is EDGES[n]
+        for needing in itertools.product([None, leaf, made, second], repeat=n):
+            written, looped = object.__new__(cls), object.__new__(cls)
+            EDGES[n](written, needing)
+            BackwardNode.__init__(looped, needing)
+            assert written.next_functions == looped.next_functions, needing
+    node = object.__new__(ops.Pow._node_class)  # Pow.apply(x, exponent=2): one input, not two
+    EDGES[2](node, (leaf,))
+    assert len(node.next_functions) == 1

@@ -36,7 +36,7 @@ READING_PATH: list[tuple[str, str, str]] = [  # (idea, module, qualname)
     ("recording", "micrograd2.autograd.function", "Function.apply"),
     ("recording", "micrograd2.autograd.function", "promoted"),
     ("the ctx", "micrograd2.autograd.function", "BackwardNode:body"),
-    ("the ctx", "micrograd2.autograd.function", "BackwardNode.__init__"),
+    ("the ctx", "micrograd2.autograd.function", "_two_edges"),
     ("the ctx", "micrograd2.autograd.function", "BackwardNode._record"),
     ("the ctx", "micrograd2.autograd.function", "BackwardNode.needs_input_grad"),
     ("the ctx", "micrograd2.autograd.function", "BackwardNode.saved_tensors"),
