@@ -141,11 +141,21 @@ def _leaves(lib, data, dtype):
     return [torch.tensor(np.asarray(d).tolist(), dtype=getattr(torch, dtype), requires_grad=True) for d in data]
 
 
+# NOTE [A second derivative by cancellation]
+# log_softmax's second derivative, -S·p·(v - Σ v·p), subtracts nearly equal terms, so one ulp of exp
+# in the softmax becomes a hundred in the result. At M[1, 0] the exact value (mpmath, 50 digits) is
+# 0.428040952295055855; on an AVX512 machine torch 2.13 gives 141 ulps below it and micrograd2 247
+# below (numpy's SIMD exp), 106 ulps apart, where an AVX2 machine had them within 22. Neither is
+# wrong: the allowance is the formula's conditioning, for grad2 only.
+CANCELLING = {"log_softmax_fn": 256, "functional_log_softmax": 256}
+
+
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 @pytest.mark.parametrize("check", CHECKS)
 @pytest.mark.parametrize("name", list(PROGRAMS))
 def test_program_matches_torch(name: str, check: str, dtype: str) -> None:
     make, data, ulps = PROGRAMS[name]
+    ulps = CANCELLING.get(name, ulps) if check == "grad2" else ulps
     ours = outcome_or_error(run_tensor, mg, make(mg), [np.asarray(d) for d in data], dtype, weights=True)
     theirs = outcome_or_error(run_tensor, torch, make(torch), [np.asarray(d) for d in data], dtype, weights=True)
     diffs = differences(ours, theirs, dtype, [], check, ulps * (4 if dtype == "float32" else 1))
