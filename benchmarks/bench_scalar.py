@@ -182,6 +182,13 @@ def load_baseline(folder: str) -> Any:
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
+    # A package's lazy names (``mg.nn``, ``mg.optim``) may be imported by their absolute name, which is
+    # this checkout's: take the baseline's own, and check that a step is built of its classes.
+    for name in ("nn", "optim"):
+        setattr(module, name, importlib.import_module(f"micrograd2_baseline.{name}"))
+    made = module.nn.MLP(2, [1], seed=1)([module.Value(0.5), module.Value(0.5)])
+    if not type(made).__module__.startswith("micrograd2_baseline"):
+        raise SystemExit(f"--baseline {folder}: its MLP made a {type(made).__module__} Value, not its own")
     return module
 
 
