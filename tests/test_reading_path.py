@@ -78,7 +78,7 @@ READING_PATH: list[tuple[str, str, str]] = [  # (idea, module, qualname)
     ("the walk", "micrograd2.autograd.engine", "checked"),
 ]
 
-BUDGET = 402  # lines of code, budgeted by idea: "about 350" (issue 23); issue 24 added 16, issue 25
+BUDGET = 404  # lines of code, budgeted by idea: "about 350" (issue 23); issue 24 added 16, issue 25
 # 2 (an accumulate event keeps the .grad it found before the add writes into it), issue 27 7 (where the
 # core asked for a student's engine holes); issue 32 took those 7 out again: the core calls its
 # engine's record of pieces (autograd/pieces.py) unconditionally, and the walk rounds in one place;
@@ -91,7 +91,8 @@ BUDGET = 402  # lines of code, budgeted by idea: "about 350" (issue 23); issue 2
 # builds its saved values from that, without searching what forward returned; ``save`` and
 # ``save_for_backward`` left the path (a custom Function's ctx); issue 33 §2 added 6: a node's
 # gradients live in an ``InputBuffer`` (input_buffer.py, one slot per output, as PyTorch's), not in
-# "a gradient, or a list"; the walk's add moved into it (12 lines for 6)
+# "a gradient, or a list"; the walk's add moved into it (12 lines for 6); and 2: the saved values read
+# in a loop (a comprehension is a call in Python 3.11: 0.8k instructions an op of backward)
 FILES = {"scalar/value.py", "scalar/ops.py", "autograd/variable.py", "autograd/function.py",
          "autograd/node.py", "autograd/saved.py", "autograd/engine.py",
          "autograd/input_buffer.py"}  # the op, then the core's files by concept

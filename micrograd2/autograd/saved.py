@@ -46,8 +46,10 @@ class SavedValues(tuple):  # type: ignore[type-arg]
         """Each item as backward reads it now (NOTE [What backward receives], function.py).
 
         Raises ``RuntimeError`` if a saved Variable was changed in place since it was saved."""
-        return tuple([item.unpack(node, recording) if type(item) in RECORDS else item
-                      for item in self])
+        read: list[object] = []
+        for item in self:
+            read.append(item.unpack(node, recording) if type(item) in RECORDS else item)
+        return tuple(read)
 
     def entries(self, node: BackwardNode, names: Sequence[str]) -> tuple[SavedEntry, ...]:
         """Each item for display, named by ``names`` (``saved_tensors[j]`` past their end): the
