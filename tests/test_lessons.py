@@ -63,14 +63,17 @@ def test_every_check_of_the_lesson_passes(number: int, capsys: pytest.CaptureFix
     assert all(c.ok for c in result.checks)
 
 
-# The checks each lesson makes, at least (issue 35: a shorter output keeps every check).
+# The checks each lesson makes, at least (issue 35: a shorter output keeps every check); lesson 6 has
+# 3 that only PyTorch itself can answer (what its CPU autocast does with exp, dot and BCE, run live).
 CHECKS = {1: 21, 2: 23, 3: 13, 4: 18, 5: 8, 6: 36, 7: 19, 8: 12, 9: 17, 10: 10}
+TORCH_ONLY = {6: 3}
 
 
 @pytest.mark.parametrize("number", NUMBERS)
 def test_no_lesson_drops_a_check(number: int, capsys: pytest.CaptureFixture[str]) -> None:
     result, _ = ran(number, capsys)
-    assert len(result.checks) >= CHECKS[number]
+    live = HAS_TORCH and os.environ.get("MICROGRAD2_NO_TORCH", "") in ("", "0")
+    assert len(result.checks) >= CHECKS[number] - (0 if live else TORCH_ONLY.get(number, 0))
 
 
 # -- output a class can read (issue 35 §5) -------------------------------------------------------------------
